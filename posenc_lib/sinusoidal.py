@@ -1,0 +1,118 @@
+"""Sinusoidal positional encodings (Vaswani et al. 2017), chapter 2.
+
+Index convention: pair index i = 0, 1, ..., and dimension index 2i (sin) and 2i + 1 (cos).
+Pair i turns at angular speed omega_i = base ** (-2i / d_model) radians per position.
+"""
+
+import numpy as np
+
+from ._checks import check_int, check_real
+
+
+def frequencies(d_model, base=10000.0):
+    """Angular speed omega_i = base ** (-2i / d_model) of each pair i (radians per position).
+
+    Parameters
+    ----------
+    d_model : int
+        Width of the encoding; there are ceil(d_model / 2) pairs (odd d_model: the last
+        "pair" is a lone sin column).
+    base : float
+        Greater than 1.
+
+    Returns
+    -------
+    ndarray, shape (ceil(d_model / 2),)
+
+    Examples
+    --------
+    >>> frequencies(8).round(4)
+    array([1.   , 0.1  , 0.01 , 0.001])
+    """
+    d_model = check_int("frequencies", "d_model", d_model, minimum=1)
+    base = check_real("frequencies", "base", base, greater_than=1)
+    pair = np.arange((d_model + 1) // 2)
+    return base ** (-2.0 * pair / d_model)
+
+
+def sinusoidal_positions(seq_len, d_model, *, base=10000.0, dtype=np.float64):
+    """The (seq_len, d_model) table PE with PE[p, 2i] = sin(p omega_i), PE[p, 2i+1] = cos(p omega_i).
+
+    Interleaved layout, as in Vaswani et al. and both source articles; omega_i from
+    `frequencies`. For odd d_model the last column is a sin, as article 004's loop leaves it.
+
+    Parameters
+    ----------
+    seq_len : int
+        Number of positions 0 .. seq_len - 1 (0 gives an empty table).
+    d_model : int
+    base : float
+    dtype : numpy float dtype
+
+    Returns
+    -------
+    ndarray, shape (seq_len, d_model)
+
+    Examples
+    --------
+    >>> pe = sinusoidal_positions(50, 16)
+    >>> pe[1, :4].round(4)
+    array([0.8415, 0.5403, 0.311 , 0.9504])
+    """
+    seq_len = check_int("sinusoidal_positions", "seq_len", seq_len, minimum=0)
+    d_model = check_int("sinusoidal_positions", "d_model", d_model, minimum=1)
+    base = check_real("sinusoidal_positions", "base", base, greater_than=1)
+    angles = np.outer(np.arange(seq_len, dtype=np.float64), frequencies(d_model, base))
+    pe = np.empty((seq_len, d_model), dtype=dtype)
+    np.sin(angles, out=pe[:, 0::2], casting="unsafe")
+    np.cos(angles[:, : d_model // 2], out=pe[:, 1::2], casting="unsafe")
+    return pe
+
+
+def shift_matrix(k, d_model, *, base=10000.0):
+    """The block-rotation matrix M_k with PE[p + k] == M_k @ PE[p] for every position p.
+
+    Each (sin, cos) pair is a point on a circle; shifting by k positions turns pair i by
+    k * omega_i, whatever p is. That is why a linear map can express "k positions later".
+
+    Parameters
+    ----------
+    k : float
+        The shift, in positions; negative and fractional shifts are allowed.
+    d_model : int
+        Even (a lone final sin column has no cos partner to rotate with).
+    base : float
+
+    Returns
+    -------
+    ndarray, shape (d_model, d_model)
+
+    Examples
+    --------
+    >>> pe = sinusoidal_positions(20, 6)
+    >>> bool(np.allclose(shift_matrix(3, 6) @ pe[5], pe[8]))
+    True
+    """
+    k = check_real("shift_matrix", "k", k)
+    d_model = check_int("shift_matrix", "d_model", d_model, minimum=2)
+    if d_model % 2:
+        raise ValueError(
+            f"shift_matrix: d_model must be even (the last sin column of an odd encoding has no "
+            f"cos partner, so no linear map shifts it), got {d_model}"
+        )
+    m = np.zeros((d_model, d_model))
+    for i, angle in enumerate(k * frequencies(d_model, base)):
+        c, s = np.cos(angle), np.sin(angle)
+        m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, s], [-s, c]]
+    return m
+
+
+def wavelengths(d_model, base=10000.0):
+    """Wavelength 2 pi / omega_i of each pair, in positions: from 2 pi up to nearly base * 2 pi.
+
+    Examples
+    --------
+    >>> wavelengths(4).round(2)
+    array([  6.28, 628.32])
+    """
+    return 2 * np.pi / frequencies(d_model, base)

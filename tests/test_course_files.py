@@ -1,0 +1,217 @@
+"""The repository's own rules: notebooks committed fresh, small, linked to the one repository URL;
+environment.yml in step with pyproject; the setup cell's Colab branch does its job."""
+
+import re
+import sys
+import types
+from pathlib import Path
+
+import nbformat
+import nbtools
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+URL = nbtools.repository_url()
+
+
+def read(path):
+    return nbformat.read(path, as_version=4)
+
+
+def tiny_notebook(counts=(1, 2), error=False):
+    cells = [new_markdown_cell(nbtools.badge_line("x.ipynb", URL))]
+    for n in counts:
+        cell = new_code_cell(f"print({n})", execution_count=n)
+        cell.outputs = [new_output("stream", name="stdout", text=f"{n}\n")]
+        cells.append(cell)
+    if error:
+        cells[-1].outputs = [new_output("error", ename="ValueError", evalue="bad", traceback=[])]
+    return new_notebook(cells=cells)
+
+
+# -- the checks themselves can fail --------------------------------------------------------------
+
+
+def test_a_fresh_notebook_passes_the_run_check():
+    assert nbtools.run_problems(tiny_notebook(), "x.ipynb") == []
+
+
+@pytest.mark.parametrize("counts", [(None, None), (2, 3), (1, 1), (1, 3)])
+def test_a_stale_notebook_fails_the_run_check(counts):
+    problems = nbtools.run_problems(tiny_notebook(counts), "x.ipynb")
+    assert problems and "execution counts" in problems[0]
+
+
+def test_an_error_output_fails_the_run_check():
+    problems = nbtools.run_problems(tiny_notebook(error=True), "x.ipynb")
+    assert any("error output ValueError: bad" in p for p in problems)
+
+
+def test_oversized_notebooks_fail_the_size_check(tmp_path):
+    big = tmp_path / "big.ipynb"
+    big.write_bytes(b" " * (nbtools.MAX_NOTEBOOK_BYTES + 1))
+    assert "over the 1,000,000 limit" in nbtools.size_problems([big])[0]
+    many = []
+    for i in range(6):
+        path = tmp_path / f"n{i}.ipynb"
+        path.write_bytes(b" " * 900_000)
+        many.append(path)
+    assert any("all notebooks" in p for p in nbtools.size_problems(many))
+
+
+def test_a_stale_badge_fails_the_link_check():
+    nb = tiny_notebook()
+    nb.cells.append(new_code_cell('if "google.colab" in sys.modules:\n    REPO = "' + URL + '"'))
+    assert nbtools.link_problems(nb, "x.ipynb", URL) == []
+    assert nbtools.link_problems(nb, "x.ipynb", "https://github.com/someone/else")
+    nb.cells[0].source = nbtools.badge_line("other.ipynb", URL)
+    assert nbtools.link_problems(nb, "x.ipynb", URL)
+
+
+def test_sync_links_rewrites_badges_and_the_setup_cell():
+    nb = tiny_notebook()
+    nb.cells.append(new_code_cell('if "google.colab" in sys.modules:\n    REPO = "https://old"'))
+    nb.cells[0].source = "# Title\n\n[![Open In Colab](old)](old)\n\nText."
+    assert nbtools.sync_links(nb, "x.ipynb", URL)
+    assert nbtools.link_problems(nb, "x.ipynb", URL) == []
+    assert nb.cells[0].source.startswith("# Title\n\n[![Open In Colab]")
+    assert not nbtools.sync_links(nb, "x.ipynb", URL)
+
+
+# -- the committed notebooks obey them ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_notebook_is_a_fresh_run_without_errors(path):
+    assert nbtools.run_problems(read(path), path.name) == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_notebook_links_agree_with_the_repository_url(path):
+    assert nbtools.link_problems(read(path), path.name, URL) == []
+
+
+def test_committed_notebooks_are_within_size_limits():
+    assert nbtools.size_problems(NOTEBOOKS) == []
+
+
+def test_there_is_a_start_here_notebook_and_chapters_are_numbered():
+    names = [p.name for p in NOTEBOOKS]
+    assert names[0] == "00_start_here.ipynb"
+    assert all(re.fullmatch(r"\d\d_[a-z0-9_]+\.ipynb", n) for n in names)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_relative_notebook_links_resolve(path):
+    text = "\n".join(c.source for c in read(path).cells if c.cell_type == "markdown")
+    for target in re.findall(r"\]\(([^)#:]+\.ipynb)\)", text):
+        assert (path.parent / target).exists(), f"{path.name} links to missing {target}"
+
+
+def test_start_here_links_every_chapter():
+    text = "\n".join(c.source for c in read(NOTEBOOKS[0]).cells)
+    for path in NOTEBOOKS[1:]:
+        assert f"]({path.name})" in text, f"00_start_here does not link {path.name}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_exercise_starter_in_a_notebook_is_the_librarys(path):
+    from posenc_lib.exercises import all_exercises
+
+    chapter = "ch" + path.name[:2]
+    text = "\n".join(c.source for c in read(path).cells if c.cell_type == "code")
+    for module, exercise in all_exercises():
+        if module == chapter and exercise.starter:
+            assert exercise.starter.strip() in text, (
+                f"{exercise.name}'s starter is not in {path.name}"
+            )
+
+
+# -- the Colab branch of every setup cell -----------------------------------------------------------
+
+
+def setup_cell(path):
+    return next(c.source for c in read(path).cells if "google.colab" in c.source)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_setup_cell_installs_and_enables_widgets_on_colab(path, monkeypatch):
+    calls = []
+    colab = types.ModuleType("google.colab")
+    colab.output = types.SimpleNamespace(
+        enable_custom_widget_manager=lambda: calls.append("widgets")
+    )
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    import subprocess
+
+    monkeypatch.setattr(subprocess, "run", lambda cmd, check: calls.append(cmd))
+    exec(setup_cell(path), {})
+    install, widgets = calls[0], calls[1]
+    assert install[:4] == [sys.executable, "-m", "pip", "install"]
+    assert install[-1] == f"git+{URL}"
+    assert widgets == "widgets"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_setup_cell_is_silent_and_installs_nothing_elsewhere(path, monkeypatch, capsys):
+    import subprocess
+
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("installed off Colab"))
+    exec(setup_cell(path), {})
+    assert capsys.readouterr().out == ""
+
+
+# -- environment.yml ---------------------------------------------------------------------------------
+
+
+def requirement_names(lines):
+    return {re.split(r"[<>=! ;\[]", line.strip(), maxsplit=1)[0].lower() for line in lines}
+
+
+def pyproject_dependencies():
+    text = (ROOT / "pyproject.toml").read_text()
+    block = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M).group(1)
+    return re.findall(r'"([^"]+)"', block)
+
+
+def conda_dependencies(text):
+    return [m.group(1) for m in re.finditer(r"^  - ([^\s:][^\n]*)$", text, re.M)]
+
+
+def environment_mismatches(text):
+    """Runtime requirements of pyproject missing (or with other bounds) in environment.yml."""
+    conda = conda_dependencies(text)
+    problems = [f"lacks {req!r}" for req in pyproject_dependencies() if req not in conda]
+    missing = {"jupyterlab", "pip", "python"} - requirement_names(conda)
+    problems += [f"lacks {name!r}" for name in sorted(missing)]
+    if "- -e ." not in text:
+        problems.append("does not install the package itself (pip: -e .)")
+    return problems
+
+
+def test_environment_yml_lists_the_runtime_dependencies_with_the_same_bounds():
+    assert environment_mismatches((ROOT / "environment.yml").read_text()) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("numpy>=1.23", "numpy>=1.20"), ("  - tqdm>=4.62\n", ""), ("      - -e .\n", "")],
+)
+def test_a_mismatched_environment_yml_is_caught(old, new):
+    text = (ROOT / "environment.yml").read_text()
+    assert old in text
+    assert environment_mismatches(text.replace(old, new))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_nbval_exemption_says_why(path):
+    for cell in read(path).cells:
+        lines = cell.source.splitlines()
+        for n, line in enumerate(lines):
+            if line.strip().startswith("# NBVAL_"):
+                reason = lines[n + 1].strip() if n + 1 < len(lines) else ""
+                assert reason.startswith("# ("), f"{path.name}: {line.strip()} without a reason"

@@ -1,0 +1,186 @@
+"""Maintenance of the course notebooks.
+
+    python tools/nbtools.py run [NOTEBOOK ...]    execute in a fresh kernel, write outputs in place
+    python tools/nbtools.py sync-links [NB ...]   rewrite badges and Colab setup cells from pyproject
+    python tools/nbtools.py check [NB ...]        report stale, erroring or oversized notebooks
+
+Without NOTEBOOK arguments every notebook under notebooks/ is processed. `make notebooks` runs
+`sync-links` then `run`.
+"""
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+MAX_NOTEBOOK_BYTES = 1_000_000
+MAX_TOTAL_BYTES = 5_000_000
+BRANCH = "main"
+
+
+def repository_url(pyproject=ROOT / "pyproject.toml"):
+    """The repository URL from pyproject's [project.urls] (the one place it lives)."""
+    match = re.search(r'^Repository\s*=\s*"([^"]+)"', Path(pyproject).read_text(), re.M)
+    if not match:
+        raise SystemExit(f'{pyproject}: no `Repository = "..."` under [project.urls]')
+    return match.group(1).rstrip("/")
+
+
+def badge_line(notebook_name, url):
+    """The Colab and Binder badges for one notebook, as a markdown line."""
+    slug = url.removeprefix("https://github.com/")
+    colab = (
+        f"https://colab.research.google.com/github/{slug}/blob/{BRANCH}/notebooks/{notebook_name}"
+    )
+    binder = (
+        f"https://mybinder.org/v2/gh/{slug}/{BRANCH}?urlpath=lab/tree/notebooks/{notebook_name}"
+    )
+    return (
+        f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab}) "
+        f"[![Launch Binder](https://mybinder.org/badge_logo.svg)]({binder})"
+    )
+
+
+COLAB_URL_RE = re.compile(
+    r"https://colab\.research\.google\.com/github/[^/\s]+/[^/\s]+/blob/[^/\s]+/notebooks/([\w.]+)"
+)
+BINDER_URL_RE = re.compile(
+    r"https://mybinder\.org/v2/gh/[^/\s]+/[^/\s?]+/[^?\s]+\?urlpath=lab/tree/notebooks/([\w.]+)"
+)
+BINDER_REPO_RE = re.compile(r"https://mybinder\.org/v2/gh/[^/\s]+/[^/\s?]+/[^?\s)]+(?=\))")
+
+
+def rewrite_urls(text, url):
+    """Point every Colab and Binder link in ``text`` (the README) at ``url``'s repository."""
+    slug = url.removeprefix("https://github.com/")
+    text = COLAB_URL_RE.sub(
+        lambda m: f"https://colab.research.google.com/github/{slug}/blob/{BRANCH}/notebooks/{m[1]}",
+        text,
+    )
+    text = BINDER_URL_RE.sub(
+        lambda m: f"https://mybinder.org/v2/gh/{slug}/{BRANCH}?urlpath=lab/tree/notebooks/{m[1]}",
+        text,
+    )
+    return BINDER_REPO_RE.sub(f"https://mybinder.org/v2/gh/{slug}/{BRANCH}", text)
+
+
+BADGE_RE = re.compile(r"^\[!\[Open In Colab\].*$", re.M)
+REPO_RE = re.compile(r'^(\s*REPO = )"[^"]*"', re.M)
+
+
+def notebooks(paths=()):
+    return [Path(p) for p in paths] or sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def sync_links(nb, name, url):
+    """Rewrite badge lines and the setup cell's REPO line in ``nb``; return True if changed."""
+    changed = False
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            new = BADGE_RE.sub(lambda _: badge_line(name, url), cell.source)
+        elif cell.cell_type == "code":
+            new = REPO_RE.sub(lambda m: f'{m.group(1)}"{url}"', cell.source)
+        else:
+            continue
+        changed |= new != cell.source
+        cell.source = new
+    return changed
+
+
+def link_problems(nb, name, url):
+    """What in ``nb`` disagrees with the repository URL (empty list when all agree)."""
+    text = "\n".join(c.source for c in nb.cells)
+    problems = []
+    badges = BADGE_RE.findall(text)
+    if badges != [badge_line(name, url)]:
+        problems.append(f"{name}: expected one badge line {badge_line(name, url)!r}, got {badges}")
+    setup = [c for c in nb.cells if c.cell_type == "code" and "google.colab" in c.source]
+    if not setup:
+        problems.append(f"{name}: no setup cell with a Colab branch")
+    for cell in setup:
+        repos = REPO_RE.findall(cell.source)
+        if f'"{url}"' not in cell.source or len(repos) != 1:
+            problems.append(f"{name}: the setup cell's REPO line does not say {url}")
+    return problems
+
+
+def run_problems(nb, name):
+    """Why ``nb`` is not as a fresh top-to-bottom run leaves it (empty list when it is)."""
+    code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    counts = [c.get("execution_count") for c in code]
+    problems = []
+    if counts != list(range(1, len(code) + 1)):
+        problems.append(f"{name}: execution counts {counts[:10]} are not 1..{len(code)}")
+    for cell in code:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                problems.append(f"{name}: error output {out.get('ename')}: {out.get('evalue')}")
+    return problems
+
+
+def size_problems(paths):
+    problems = []
+    sizes = {p.name: p.stat().st_size for p in paths}
+    for name, size in sizes.items():
+        if size > MAX_NOTEBOOK_BYTES:
+            problems.append(f"{name}: {size:,} bytes, over the {MAX_NOTEBOOK_BYTES:,} limit")
+    if sum(sizes.values()) > MAX_TOTAL_BYTES:
+        problems.append(f"all notebooks: {sum(sizes.values()):,} bytes, over {MAX_TOTAL_BYTES:,}")
+    return problems
+
+
+def execute(path, timeout=600):
+    """Run ``path`` top to bottom in a fresh kernel and write it back with its outputs."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(Path(path).parent)}},
+        store_widget_state=False,
+        record_timing=False,
+    )
+    client.execute()
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["run", "sync-links", "check"])
+    parser.add_argument("notebooks", nargs="*")
+    args = parser.parse_args(argv)
+    paths = notebooks(args.notebooks)
+    url = repository_url()
+    if args.command == "sync-links":
+        readme = ROOT / "README.md"
+        if rewrite_urls(readme.read_text(), url) != readme.read_text():
+            readme.write_text(rewrite_urls(readme.read_text(), url))
+            print("updated links in README.md")
+        for path in paths:
+            nb = nbformat.read(path, as_version=4)
+            if sync_links(nb, path.name, url):
+                nbformat.write(nb, path)
+                print(f"updated links in {path.name}")
+    elif args.command == "run":
+        for path in paths:
+            print(f"running {path.name} ...", flush=True)
+            execute(path)
+    problems = size_problems(paths)
+    if rewrite_urls((ROOT / "README.md").read_text(), url) != (ROOT / "README.md").read_text():
+        problems.append("README.md: Colab/Binder links disagree with the repository URL")
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        problems += run_problems(nb, path.name) + link_problems(nb, path.name, url)
+    print("\n".join(problems) or f"{len(paths)} notebooks are fresh, linked and within size")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
