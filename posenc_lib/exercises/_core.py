@@ -37,6 +37,13 @@ def _describe(value):
     return f"a {type(value).__name__} ({text})"
 
 
+def _arg(value):
+    """A short description of an argument for feedback: arrays by shape, the rest by repr."""
+    if isinstance(value, np.ndarray):
+        return f"<array of shape {value.shape}>"
+    return repr(value)
+
+
 def _fmt(x):
     return f"{x:.6g}" if isinstance(x, (float, np.floating)) else repr(x)
 
@@ -93,7 +100,7 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
 
 def _call(func, args, kwargs):
     """Call the learner's function; return (result, None) or (None, Feedback on the exception)."""
-    call = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+    call = ", ".join([_arg(a) for a in args] + [f"{k}={_arg(v)}" for k, v in kwargs.items()])
     name = getattr(func, "__name__", "your function")
     try:
         return func(*args, **kwargs), None
@@ -174,7 +181,7 @@ class FunctionExercise(Exercise):
             result, error = _call(answer, (), case)
             if error is not None:
                 return error
-            what = f"the result for {', '.join(f'{k}={v!r}' for k, v in case.items())}"
+            what = f"the result for {', '.join(f'{k}={_arg(v)}' for k, v in case.items())}"
             expected = self.reference(**case)
             problem = compare_arrays(result, expected, rtol=self.rtol, atol=self.atol, what=what)
             if problem is not None:

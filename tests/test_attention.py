@@ -1,0 +1,218 @@
+"""Self-attention without positions is permutation-equivariant; pooling makes it invariant; a
+causal mask or added positions break the symmetry."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc_lib import (
+    causal_mask,
+    permutation_matrix,
+    self_attention,
+    sinusoidal_positions,
+    softmax,
+    toy_embeddings,
+)
+from posenc_lib.attention import compare_orders, match_order, split_words
+
+
+@st.composite
+def layers(draw):
+    """A random layer and input: T tokens of width d, a permutation that moves something."""
+    t = draw(st.integers(2, 9))
+    d = draw(st.integers(1, 8))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(t, d))
+    weights = [rng.normal(size=(d, d)) for _ in range(3)]
+    order = rng.permutation(t)
+    if np.array_equal(order, np.arange(t)):
+        order = np.roll(order, 1)
+    return x, weights, order
+
+
+@given(layers())
+def test_outputs_move_with_the_inputs_when_there_are_no_positions(layer):
+    x, weights, order = layer
+    out, w = self_attention(x, *weights)
+    out_shuffled, w_shuffled = self_attention(x[order], *weights)
+    np.testing.assert_allclose(out_shuffled, out[order], atol=1e-10)
+    np.testing.assert_allclose(w_shuffled, w[np.ix_(order, order)], atol=1e-12)
+
+
+@given(layers())
+def test_the_permutation_matrix_commutes_with_attention(layer):
+    x, weights, order = layer
+    p = permutation_matrix(order)
+    np.testing.assert_allclose(
+        self_attention(p @ x, *weights)[0], p @ self_attention(x, *weights)[0], atol=1e-10
+    )
+
+
+@given(layers())
+def test_mean_pooled_outputs_are_identical_under_a_shuffle(layer):
+    x, weights, order = layer
+    pooled = self_attention(x, *weights)[0].mean(axis=0)
+    np.testing.assert_allclose(
+        self_attention(x[order], *weights)[0].mean(axis=0), pooled, atol=1e-10
+    )
+
+
+def soft_layer(t, d, seed):
+    """Distinct tokens and small weights, so the softmax mixes (a one-hot softmax would hide
+    any symmetry breaking: each token would just copy itself)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(t, d))
+    return x, [rng.normal(size=(d, d)) * 0.5 / np.sqrt(d) for _ in range(3)]
+
+
+@settings(max_examples=50)
+@given(st.integers(3, 8), st.integers(2, 8), st.integers(0, 1000))
+def test_a_causal_mask_alone_breaks_equivariance(t, d, seed):
+    x, weights = soft_layer(t, d, seed)
+    order = np.roll(np.arange(t), 1)  # the last token moves to the front
+    mask = causal_mask(t)
+    out = self_attention(x, *weights, mask=mask)[0]
+    out_shuffled = self_attention(x[order], *weights, mask=mask)[0]
+    assert np.max(np.abs(out_shuffled - out[order])) > 1e-6
+
+
+@settings(max_examples=50)
+@given(st.integers(3, 8), st.integers(2, 8), st.integers(0, 1000))
+def test_added_positions_break_equivariance(t, d, seed):
+    x, weights = soft_layer(t, d, seed)
+    order = np.roll(np.arange(t), 1)
+    pe = sinusoidal_positions(t, d)
+    out = self_attention(x + pe, *weights)[0]
+    out_shuffled = self_attention(x[order] + pe, *weights)[0]
+    assert np.max(np.abs(out_shuffled - out[order])) > 1e-6
+
+
+@given(layers(), st.booleans())
+def test_weight_rows_sum_to_one_and_masked_entries_are_exactly_zero(layer, causal):
+    x, weights, _ = layer
+    mask = causal_mask(len(x)) if causal else None
+    _, w = self_attention(x, *weights, mask=mask)
+    np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-12)
+    if causal:
+        assert np.all(w[~mask] == 0.0)
+
+
+def test_leading_batch_and_head_axes_broadcast():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 3, 5, 4))
+    weights = [rng.normal(size=(4, 4)) for _ in range(3)]
+    out, w = self_attention(x, *weights, mask=causal_mask(5))
+    assert out.shape == (2, 3, 5, 4) and w.shape == (2, 3, 5, 5)
+    np.testing.assert_allclose(out[1, 2], self_attention(x[1, 2], *weights, mask=causal_mask(5))[0])
+
+
+def test_bias_is_added_to_the_scaled_scores():
+    x = np.eye(3)
+    bias = np.array([[0.0, -np.log(2), 0.0]] * 3)
+    _, plain = self_attention(x, np.zeros((3, 3)), np.zeros((3, 3)), x)
+    _, biased = self_attention(x, np.zeros((3, 3)), np.zeros((3, 3)), x, bias=bias)
+    np.testing.assert_allclose(plain, 1 / 3)
+    np.testing.assert_allclose(biased[0], [0.4, 0.2, 0.4])
+
+
+def test_softmax_is_stable_and_gives_masked_scores_zero_weight():
+    np.testing.assert_allclose(softmax([1e4, 1e4 - np.log(3)]), [0.75, 0.25])
+    assert softmax([0.0, -np.inf])[1] == 0.0
+
+
+def test_causal_mask_is_lower_triangular():
+    m = causal_mask(4)
+    assert m.dtype == bool and np.array_equal(m, np.tril(np.ones((4, 4), bool)))
+    assert causal_mask(0).shape == (0, 0)
+
+
+def test_toy_embeddings_give_the_same_word_the_same_vector_whatever_its_neighbours():
+    a = toy_embeddings("the dog bit the man .", d_model=6)
+    b = toy_embeddings(["man", "the"], d_model=6)
+    np.testing.assert_array_equal(a[0], a[3])
+    np.testing.assert_array_equal(a[4], b[0])
+    assert not np.allclose(toy_embeddings("dog", 6, seed=1), toy_embeddings("dog", 6, seed=0))
+
+
+def test_the_articles_six_tokens_in_two_orders():
+    rng = np.random.default_rng(0)
+    weights = [rng.normal(size=(8, 8)) for _ in range(3)]
+    same = compare_orders("the dog bit the man .", "the man bit the dog .", *weights)
+    assert len(same.words_a) == 6 and same.token_gap < 1e-12 and same.pooled_gap < 1e-12
+    moved = compare_orders(
+        "the dog bit the man .", "the man bit the dog .", *weights, positions=True
+    )
+    assert moved.token_gap > 1e-3 and moved.pooled_gap > 1e-3
+    masked = compare_orders("the dog bit the man .", "the man bit the dog .", *weights, causal=True)
+    assert masked.pooled_gap > 1e-3
+
+
+def test_match_order_finds_the_shuffle_or_says_there_is_none():
+    words = split_words("the dog bit the man .")
+    assert match_order(words, split_words("the man bit the dog .")) == [0, 4, 2, 3, 1, 5]
+    assert match_order(words, words[:-1]) is None
+    assert match_order(words, split_words("the cat bit the man .")) is None
+
+
+# -- bad input: a clear error naming the argument ------------------------------------------------
+
+X = np.ones((4, 3))
+W = np.ones((3, 2))
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: self_attention(X, np.ones((2, 2)), W, W),
+            r"w_q must have shape \(d_model, width\) = \(3, \.\.\.\)",
+        ),
+        (
+            lambda: self_attention(X, W, np.ones((3, 5)), W),
+            "w_q and w_k must have the same width d_k",
+        ),
+        (lambda: self_attention(X, W, W, np.ones(3)), r"w_v must have shape"),
+        (
+            lambda: self_attention(np.ones(3), W, W, W),
+            r"x must have at least 2 axes, got shape \(3,\)",
+        ),
+        (
+            lambda: self_attention(X, W, W, W, mask=np.ones((3, 3), bool)),
+            r"mask must broadcast to the scores' shape \(4, 4\)",
+        ),
+        (lambda: self_attention(X, W, W, W, bias=np.ones((2, 4))), r"bias must broadcast"),
+        (
+            lambda: self_attention(X, W, W, W, mask=np.zeros((4, 4), bool)),
+            "leaves a query with no key",
+        ),
+        (
+            lambda: self_attention(np.full((4, 3), np.nan), W, W, W),
+            r"x must be finite, got nan at index \(0, 0\)",
+        ),
+        (lambda: self_attention(X, W * np.inf, W, W), "w_q must be finite"),
+        (lambda: causal_mask(-1), "seq_len must be an integer >= 0, got -1"),
+        (lambda: permutation_matrix([0, 0, 1]), r"order must list each of 0..n-1 exactly once"),
+    ],
+)
+def test_bad_input_raises_a_value_error_that_names_the_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: self_attention(X, W, W, W, mask=np.ones((4, 4))),
+            "mask must be boolean, got dtype float64",
+        ),
+        (lambda: self_attention("text", W, W, W), "x must be a numeric array"),
+        (lambda: causal_mask(2.5), "seq_len must be an integer, got 2.5"),
+        (lambda: split_words(3), "sentence must be a str"),
+    ],
+)
+def test_wrong_types_raise_a_type_error_that_names_the_argument(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()
