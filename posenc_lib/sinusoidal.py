@@ -116,3 +116,51 @@ def wavelengths(d_model, base=10000.0):
     array([  6.28, 628.32])
     """
     return 2 * np.pi / frequencies(d_model, base)
+
+
+def sinusoidal_positions_loop(seq_len, d_model, base=10000.0):
+    """The same table one entry at a time, the way article 004 writes it: a reference to check
+    `sinusoidal_positions` against and to time it against (`make bench`).
+
+    Examples
+    --------
+    >>> bool(np.allclose(sinusoidal_positions_loop(7, 5), sinusoidal_positions(7, 5)))
+    True
+    """
+    pe = np.zeros((seq_len, d_model))
+    for pos in range(seq_len):
+        for dim in range(0, d_model, 2):  # dim = 2i, the dimension index of pair i
+            angle = pos / base ** (dim / d_model)
+            pe[pos, dim] = np.sin(angle)
+            if dim + 1 < d_model:
+                pe[pos, dim + 1] = np.cos(angle)
+    return pe
+
+
+def similarity_by_distance(distances, d_model, *, base=10000.0, pairs=None):
+    """Dot product PE[p] . PE[p + k] for each distance k, which is the same for every p.
+
+    Pair i contributes cos(k omega_i), so the sum depends on k alone. ``pairs`` (an index
+    array or slice) restricts the sum to some pairs, to compare fast and slow bands.
+
+    Parameters
+    ----------
+    distances : array_like of float
+    d_model : int
+        Even.
+    pairs : slice or array_like of int, optional
+
+    Returns
+    -------
+    ndarray, same shape as ``distances``
+
+    Examples
+    --------
+    >>> similarity_by_distance([0, 1], 4).round(4)   # d/2 = 2 at distance 0
+    array([2.    , 1.5403])
+    """
+    omega = frequencies(d_model, base)[: d_model // 2]
+    if pairs is not None:
+        omega = omega[pairs]
+    k = np.asarray(distances, dtype=float)
+    return np.cos(k[..., None] * omega).sum(axis=-1)

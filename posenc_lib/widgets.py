@@ -12,11 +12,12 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 from PIL import Image
 
 from . import plots
 from .attention import compare_orders, split_words
-from .sinusoidal import frequencies
+from .sinusoidal import frequencies, sinusoidal_positions
 
 
 class LiveFigure:
@@ -62,17 +63,22 @@ class LiveFigure:
             self.fig.draw_artist(artist)
         width, height = self.canvas.get_width_height()
         buffer = io.BytesIO()
-        Image.frombuffer(
+        rgba = Image.frombuffer(
             "RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1
-        ).save(buffer, format="png", compress_level=1)
+        )
+        rgba.convert("RGB").save(buffer, format="png", compress_level=1)
         self.image.value = buffer.getvalue()
         self.renders += 1
 
     def snapshot(self):
-        """The figure as a static PNG for a notebook output (the last rendered frame)."""
+        """The last rendered frame as a static image for a notebook output, re-encoded with
+        full compression (slower than a slider step can afford, smaller to commit)."""
         from IPython.display import Image as PNG
 
-        return PNG(self.image.value)
+        buffer = io.BytesIO()
+        frame = Image.open(io.BytesIO(bytes(self.image.value))).convert("RGB")
+        frame.quantize(colors=256).save(buffer, format="png", optimize=True)
+        return PNG(buffer.getvalue())
 
 
 def _slider(description, value, low, high, step=1, **kw):
@@ -220,6 +226,126 @@ class OrderExplorer:
             full = True
         self.status.value = describe_comparison(comparison)
         self.live.render(full=full)
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.box)
+
+
+class SinusoidalExplorer:
+    """Chapter 2's explorer: sliders for position, pair, d_model and base.
+
+    Top: the selected pair's clock (red), then eight clocks for evenly spaced pairs from the
+    fastest to the slowest, one hand per (sin, cos) pair. Bottom left: the selected pair's two waves with a marker at
+    the position. Bottom right: the whole table PE with a cursor on the position's row and the
+    pair's columns. Position and pair steps only move artists (blitting); d_model and base
+    changes redraw the figure.
+    """
+
+    n_clocks = 8
+
+    def __init__(self, seq_len=100, d_model=16, base=10000.0, position=3, pair=0):
+        self.seq_len = seq_len
+        self.position = _slider("position p", position, 0, seq_len - 1)
+        self.pair = _slider("pair i", pair, 0, d_model // 2 - 1)
+        self.d_model = widgets.Dropdown(
+            options=[16, 32, 64, 128], value=d_model, description="d_model"
+        )
+        self.base = widgets.Dropdown(
+            options=[100.0, 1000.0, 10000.0, 100000.0], value=base, description="base"
+        )
+        self.status = widgets.Label()
+        self.live = LiveFigure(figsize=(9, 5.2))
+        grid = self.live.fig.add_gridspec(2, 2, height_ratios=[1, 1.6])
+        self.ax_clock = self.live.fig.add_subplot(grid[0, :])
+        self.ax_wave = self.live.fig.add_subplot(grid[1, 0])
+        self.ax_map = self.live.fig.add_subplot(grid[1, 1])
+        self._build()
+        for control in (self.position, self.pair):
+            control.observe(self.step, names="value")
+        for control in (self.d_model, self.base):
+            control.observe(self.rebuild, names="value")
+        self.box = widgets.VBox(
+            [
+                widgets.HBox([self.position, self.pair]),
+                widgets.HBox([self.d_model, self.base]),
+                self.live.image,
+                self.status,
+            ]
+        )
+
+    # -- state derived from the controls ----------------------------------------------------
+    def shown_pairs(self):
+        n_pairs = self.d_model.value // 2
+        return np.unique(np.round(np.linspace(0, n_pairs - 1, self.n_clocks)).astype(int))
+
+    def _build(self):
+        """Draw everything for the current d_model and base (slow path)."""
+        for ax in (self.ax_clock, self.ax_wave, self.ax_map):
+            ax.clear()
+        self.live.animated.clear()
+        d, base = self.d_model.value, self.base.value
+        self.omega = frequencies(d, base)
+        self.table = sinusoidal_positions(self.seq_len, d, base=base)
+        labels = ["selected\npair i"] + [
+            f"i={i}\nλ={2 * np.pi / self.omega[i]:,.0f}" for i in self.shown_pairs()
+        ]
+        self.hands, self.dots = plots.clock_faces(
+            self.ax_clock, self._angles(), labels=labels, highlight=0
+        )
+        self.ax_clock.set_title("one clock per pair i: the hand points at (sin pω_i, cos pω_i)")
+        positions = np.arange(self.seq_len)
+        self.waves = plots.pair_waves(self.ax_wave, positions, self.table, self.pair.value)
+        self.heat = plots.heatmap(
+            self.ax_map,
+            self.table,
+            cmap="RdBu",
+            vmin=-1,
+            vmax=1,
+            xlabel="dimension index",
+            ylabel="position p",
+        )
+        self.ax_map.set_aspect("auto")
+        self.row_cursor = self.ax_map.axhline(0, color="k", lw=1)
+        self.col_cursor = self.ax_map.add_patch(
+            Rectangle((-0.5, -0.5), 2, self.seq_len, fill=False, edgecolor="gold", lw=2)
+        )
+        self.ax_wave.set_title("the selected pair's two columns")
+        self.live.animate(*self.hands, *self.dots, *self.waves, self.row_cursor, self.col_cursor)
+        self.pair.max = d // 2 - 1
+        self._move()
+        self.live.render(full=True)
+
+    def _angles(self):
+        pairs = np.concatenate([[self.pair.value], self.shown_pairs()])
+        return self.position.value * self.omega[pairs]
+
+    def _move(self):
+        """Update the artists for the current position and pair (fast path)."""
+        p, i = self.position.value, self.pair.value
+        plots.set_clock_hands(self.hands, self.dots, self._angles())
+        sin_line, cos_line, marker = self.waves
+        sin_line.set_ydata(self.table[:, 2 * i])
+        cos_line.set_ydata(self.table[:, 2 * i + 1])
+        marker.set_xdata([p, p])
+        self.row_cursor.set_ydata([p, p])
+        self.col_cursor.set_x(2 * i - 0.5)
+        angle = p * self.omega[i]
+        self.status.value = (
+            f"p={p}, pair i={i} (columns {2 * i}, {2 * i + 1}; wavelength "
+            f"{2 * np.pi / self.omega[i]:,.1f} positions): angle p·ω_i = {angle:.3f} rad, "
+            f"sin = {np.sin(angle):+.4f}, cos = {np.cos(angle):+.4f}"
+        )
+
+    # -- observers ---------------------------------------------------------------------------
+    def step(self, change=None):
+        self._move()
+        self.live.render()
+
+    def rebuild(self, change=None):
+        self.pair.value = min(self.pair.value, self.d_model.value // 2 - 1)
+        self._build()
 
     def _ipython_display_(self):
         from IPython.display import display

@@ -1,0 +1,94 @@
+"""Widgets respond to their controls without a browser: setting a value changes the artists."""
+
+import numpy as np
+import pytest
+
+from posenc_lib.widgets import HelloSlider, OrderExplorer, SinusoidalExplorer
+
+
+def test_hello_slider_reports_the_hand_angle():
+    w = HelloSlider()
+    w.position.value = 3
+    assert "position 3" in w.label.value and "3.00 rad" in w.label.value
+
+
+@pytest.fixture
+def order_explorer():
+    rng = np.random.default_rng(0)
+    return OrderExplorer(*(rng.normal(0, 0.7, size=(8, 8)) for _ in range(3)))
+
+
+def test_order_explorer_starts_with_the_dog_and_the_man(order_explorer):
+    assert "e-16" in order_explorer.status.value or "e-17" in order_explorer.status.value
+    assert bytes(order_explorer.live.image.value)[:4] == b"\x89PNG"
+
+
+def test_ticking_the_causal_mask_changes_the_heatmaps_and_the_numbers(order_explorer):
+    image_a = order_explorer.artists[0]
+    before, status, png = (
+        image_a.get_array().copy(),
+        order_explorer.status.value,
+        order_explorer.live.image.value,
+    )
+    order_explorer.causal.value = True
+    assert not np.allclose(image_a.get_array(), before)
+    assert np.all(np.triu(image_a.get_array(), 1) == 0)
+    assert order_explorer.status.value != status
+    assert bytes(order_explorer.live.image.value) != png
+
+
+def test_shuffle_makes_b_a_shuffle_of_a(order_explorer):
+    order_explorer.shuffle_a()
+    assert sorted(order_explorer.text_b.value.split()) == sorted(
+        order_explorer.text_a.value.split()
+    )
+    assert "max |out_B - out_A shuffled|" in order_explorer.status.value
+
+
+def test_typing_a_sentence_that_is_no_shuffle_says_so(order_explorer):
+    order_explorer.text_b.value = "a cat sat"
+    assert "not a shuffle" in order_explorer.status.value
+    assert order_explorer.artists[1].get_array().shape == (3, 3)
+
+
+@pytest.fixture
+def sinusoidal_explorer():
+    return SinusoidalExplorer(seq_len=60, d_model=16)
+
+
+def test_moving_the_position_turns_the_hands_and_moves_the_cursors(sinusoidal_explorer):
+    e = sinusoidal_explorer
+    hand = e.hands[1].get_xydata().copy()
+    renders = e.live.renders
+    e.position.value = 7
+    assert not np.allclose(e.hands[1].get_xydata(), hand)
+    np.testing.assert_allclose(e.hands[1].get_xydata()[1], [2.6 + np.sin(7.0), np.cos(7.0)])
+    assert list(e.waves[2].get_xdata()) == [7, 7]
+    assert list(e.row_cursor.get_ydata()) == [7, 7]
+    assert e.live.renders == renders + 1
+
+
+def test_choosing_a_pair_shows_its_columns(sinusoidal_explorer):
+    e = sinusoidal_explorer
+    e.pair.value = 3
+    np.testing.assert_allclose(e.waves[0].get_ydata(), e.table[:, 6])
+    np.testing.assert_allclose(e.waves[1].get_ydata(), e.table[:, 7])
+    assert e.col_cursor.get_x() == 5.5
+    assert "columns 6, 7" in e.status.value
+
+
+def test_changing_d_model_rebuilds_the_table_and_limits_the_pair_slider(sinusoidal_explorer):
+    e = sinusoidal_explorer
+    e.d_model.value = 64
+    assert e.table.shape == (60, 64) and e.pair.max == 31
+    e.pair.value = 31
+    e.d_model.value = 16
+    assert e.pair.value == 7 and e.pair.max == 7
+
+
+def test_changing_the_base_changes_the_slow_hands(sinusoidal_explorer):
+    e = sinusoidal_explorer
+    e.position.value = 50
+    slow = e.hands[-1].get_xydata().copy()
+    e.base.value = 100.0
+    assert not np.allclose(e.hands[-1].get_xydata(), slow)
