@@ -4,15 +4,23 @@ The math lives in one small numpy module per chapter; plots, widgets, exercises 
 trainer are submodules imported on first use, so ``import posenc_lib`` stays fast.
 """
 
+from .alibi import alibi_bias, alibi_slopes
 from .attention import causal_mask, permutation_matrix, self_attention, softmax, toy_embeddings
+from .rope import apply_rope, interpolate_positions, ntk_base, rope_frequencies
 from .sinusoidal import frequencies, shift_matrix, sinusoidal_positions, wavelengths
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "alibi_bias",
+    "alibi_slopes",
+    "apply_rope",
     "causal_mask",
     "frequencies",
+    "interpolate_positions",
+    "ntk_base",
     "permutation_matrix",
+    "rope_frequencies",
     "self_attention",
     "shift_matrix",
     "sinusoidal_positions",

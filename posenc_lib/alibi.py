@@ -1,0 +1,57 @@
+"""ALiBi, attention with linear biases (Press, Smith and Lewis, ICLR 2022), chapter 5.
+
+No position vectors: head h adds -slope_h * |i - j| to the score of query i and key j. The bias
+is added after the 1/sqrt(d_k) scaling and is not scaled itself; masking stays separate.
+"""
+
+import math
+
+import numpy as np
+
+from ._checks import check_int
+
+
+def _geometric_slopes(n):
+    start = 2.0 ** (-8.0 / n)
+    return start ** np.arange(1, n + 1)
+
+
+def alibi_slopes(n_heads):
+    """One slope per head, as the official implementation computes them.
+
+    A power of two n: the geometric sequence 2^(-8/n), 2^(-16/n), ..., 2^-8. Otherwise: the
+    slopes for the largest power of two c below n, then every other slope of the 2c-head
+    sequence, the first n - c of them.
+
+    Examples
+    --------
+    >>> alibi_slopes(8) * 256
+    array([128.,  64.,  32.,  16.,   8.,   4.,   2.,   1.])
+    >>> np.log2(alibi_slopes(12))
+    array([-1. , -2. , -3. , -4. , -5. , -6. , -7. , -8. , -0.5, -1.5, -2.5, -3.5])
+    """
+    n_heads = check_int("alibi_slopes", "n_heads", n_heads, minimum=1)
+    closest = 2 ** math.floor(math.log2(n_heads))
+    slopes = _geometric_slopes(closest)
+    if closest == n_heads:
+        return slopes
+    extra = _geometric_slopes(2 * closest)[0::2][: n_heads - closest]
+    return np.concatenate([slopes, extra])
+
+
+def alibi_bias(seq_len, n_heads):
+    """The (n_heads, T, T) bias -slope_h * |i - j|, to pass as ``self_attention(..., bias=...)``.
+
+    Examples
+    --------
+    >>> bias = alibi_bias(3, 8)
+    >>> bias.shape
+    (8, 3, 3)
+    >>> bias[0]   # head 0 of 8 has slope 1/2
+    array([[ 0. , -0.5, -1. ],
+           [-0.5,  0. , -0.5],
+           [-1. , -0.5,  0. ]])
+    """
+    seq_len = check_int("alibi_bias", "seq_len", seq_len, minimum=0)
+    distance = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])
+    return 0.0 - alibi_slopes(n_heads)[:, None, None] * distance  # 0.0 - avoids printing -0.

@@ -1,0 +1,172 @@
+"""Rotary position embedding, RoPE (Su et al., RoFormer), chapter 4.
+
+Queries and keys are split into pairs; pair i is rotated by the angle position * theta_i with
+theta_i = base ** (-2i / d). Two layouts of the pairs exist:
+
+- "interleaved": pairs (0, 1), (2, 3), ... (RoFormer, Meta's LLaMA code, GPT-J);
+- "half": pairs (i, i + d/2) (GPT-NeoX and Hugging Face's ``rotate_half``).
+"""
+
+import numpy as np
+
+from ._checks import check_array, check_choice, check_int, check_real
+
+CONVENTIONS = ("interleaved", "half")
+
+
+def rope_frequencies(d, base=10000.0):
+    """theta_i = base ** (-2i / d) for pairs i = 0 .. d/2 - 1.
+
+    Examples
+    --------
+    >>> rope_frequencies(4).round(4)
+    array([1.  , 0.01])
+    """
+    d = _check_even("rope_frequencies", d)
+    base = check_real("rope_frequencies", "base", base, greater_than=1)
+    return base ** (-2.0 * np.arange(d // 2) / d)
+
+
+def _check_even(func, d):
+    d = check_int(func, "d", d, minimum=2)
+    if d % 2:
+        raise ValueError(f"{func}: the last axis must be even to form rotation pairs, got d={d}")
+    return d
+
+
+def rope_tables(positions, d, *, base=10000.0, convention="interleaved"):
+    """cos and sin of every (position, dimension) angle, laid out for ``convention``.
+
+    Returns
+    -------
+    cos, sin : ndarray, shape (T, d)
+        Each pair's angle appears in both of its dimensions.
+    """
+    angles = np.outer(np.asarray(positions, dtype=float), rope_frequencies(d, base))
+    if convention == "interleaved":
+        angles = np.repeat(angles, 2, axis=-1)
+    else:
+        angles = np.concatenate([angles, angles], axis=-1)
+    return np.cos(angles), np.sin(angles)
+
+
+def _partner(d, convention):
+    """Index and sign with rotate(x) = x[..., index] * sign: each pair (a, b) -> (-b, a)."""
+    if convention == "interleaved":
+        index = np.arange(d).reshape(-1, 2)[:, ::-1].reshape(-1)
+        sign = np.tile([-1.0, 1.0], d // 2)
+    else:
+        index = np.concatenate([np.arange(d // 2, d), np.arange(d // 2)])
+        sign = np.concatenate([-np.ones(d // 2), np.ones(d // 2)])
+    return index, sign
+
+
+def rope_rotate(x, cos, sin, convention="interleaved"):
+    """x * cos + rotate(x) * sin, with no argument checks.
+
+    Uses only elementwise arithmetic and indexing, so it also works on autograd's traced arrays
+    (the trainer of chapter 6 calls it). Use `apply_rope` for checked input.
+    """
+    index, sign = _partner(cos.shape[-1], convention)
+    return x * cos + x[..., index] * sign * sin
+
+
+def apply_rope(x, positions=None, *, base=10000.0, convention="interleaved"):
+    """Rotate each pair of the last axis of ``x`` by position * theta_i.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., T, d)
+        Queries or keys; d even.
+    positions : array_like, shape (T,), optional
+        Defaults to 0 .. T-1. May be offset (a decoding cache) or fractional (interpolation).
+    base : float
+    convention : {"interleaved", "half"}
+
+    Returns
+    -------
+    ndarray, same shape as ``x``
+
+    Examples
+    --------
+    >>> q = np.array([[1.0, 0.0]])
+    >>> apply_rope(q, positions=[np.pi / 2]).round(6)   # a quarter turn: (1, 0) -> (0, 1)
+    array([[0., 1.]])
+    """
+    x = check_array("apply_rope", "x", x, min_ndim=2)
+    t, d = x.shape[-2], x.shape[-1]
+    if d % 2:
+        raise ValueError(
+            f"apply_rope: the last axis must be even to form rotation pairs, got d={d}"
+        )
+    convention = check_choice("apply_rope", "convention", convention, CONVENTIONS)
+    if positions is None:
+        positions = np.arange(t)
+    positions = check_array("apply_rope", "positions", positions)
+    if positions.shape != (t,):
+        raise ValueError(
+            f"apply_rope: positions must have shape (T,) = ({t},) to match x of shape "
+            f"{x.shape}, got {positions.shape}"
+        )
+    cos, sin = rope_tables(positions, d, base=base, convention=convention)
+    return rope_rotate(x, cos, sin, convention)
+
+
+def convention_permutation(d):
+    """The order of dimensions that turns an interleaved layout into the half layout.
+
+    ``apply_rope(x[..., perm], convention="half") == apply_rope(x)[..., perm]``.
+
+    Examples
+    --------
+    >>> convention_permutation(6)
+    array([0, 2, 4, 1, 3, 5])
+    """
+    d = _check_even("convention_permutation", d)
+    return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
+
+
+def interpolate_positions(positions, scale):
+    """Position interpolation (Chen et al. 2023): squeeze positions by ``scale`` = L' / L.
+
+    Examples
+    --------
+    >>> interpolate_positions([0, 2, 4], 2.0)
+    array([0., 1., 2.])
+    """
+    scale = check_real("interpolate_positions", "scale", scale, greater_than=0)
+    return check_array("interpolate_positions", "positions", positions) / scale
+
+
+def ntk_base(base, scale, d):
+    """NTK-aware scaling: a larger base, base * scale ** (d / (d - 2)), for a context ``scale``
+    times longer. The fastest pair keeps its speed; the slowest is slowed by ``scale``.
+
+    Examples
+    --------
+    >>> round(ntk_base(10000.0, 4.0, 128), 1)
+    40889.9
+    """
+    base = check_real("ntk_base", "base", base, greater_than=1)
+    scale = check_real("ntk_base", "scale", scale, greater_than=0)
+    d = _check_even("ntk_base", d)
+    if d == 2:
+        raise ValueError("ntk_base: d must be at least 4 (the exponent d / (d - 2) needs d > 2)")
+    return base * scale ** (d / (d - 2))
+
+
+def rope_decay_bound(distances, d, base=10000.0):
+    """RoFormer's long-term decay bound: mean over j of |S_j|, S_j = sum_{k<j} exp(i r theta_k).
+
+    Up to a factor set by q and k, this bounds |q_m . k_n| at distance r = m - n (Su et al.,
+    section 3.4.3).
+
+    Examples
+    --------
+    >>> rope_decay_bound([0, 5, 50], 128).round(1)
+    array([32.5, 20.8, 12.6])
+    """
+    r = np.asarray(distances, dtype=float)
+    terms = np.exp(1j * r[..., None] * rope_frequencies(d, base))
+    partial_sums = np.cumsum(terms, axis=-1)
+    return np.abs(partial_sums).mean(axis=-1)

@@ -1,0 +1,142 @@
+"""RoPE: scores depend on m - n only; rotations keep norms; the two conventions agree up to a
+fixed permutation; scaling helpers; bad input."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from posenc_lib import apply_rope, interpolate_positions, ntk_base, rope_frequencies
+from posenc_lib.rope import convention_permutation, rope_decay_bound
+
+dims = st.integers(1, 16).map(lambda n: 2 * n)
+positions = st.floats(-1e4, 1e4, allow_nan=False)
+
+
+def vec(seed, d):
+    return np.random.default_rng(seed).normal(size=(1, d))
+
+
+@given(
+    st.integers(0, 2**32 - 1),
+    dims,
+    positions,
+    positions,
+    positions,
+    st.sampled_from(["interleaved", "half"]),
+)
+def test_the_score_depends_only_on_the_distance(seed, d, m, n, shift, convention):
+    q, k = vec(seed, d), vec(seed + 1, d)
+
+    def score(a, b):
+        return (
+            apply_rope(q, [a], convention=convention) @ apply_rope(k, [b], convention=convention).T
+        ).item()
+
+    assert score(m, n) == pytest.approx(
+        score(m + shift, n + shift), abs=1e-6 * (1 + abs(m) + abs(n) + abs(shift))
+    )
+
+
+@given(st.integers(0, 2**32 - 1), dims, positions)
+def test_rotation_keeps_the_norm(seed, d, m):
+    x = vec(seed, d)
+    np.testing.assert_allclose(np.linalg.norm(apply_rope(x, [m])), np.linalg.norm(x), rtol=1e-10)
+
+
+def test_position_zero_is_the_identity():
+    x = np.random.default_rng(0).normal(size=(5, 8))
+    np.testing.assert_array_equal(apply_rope(x, np.zeros(5)), x)
+
+
+@given(st.integers(0, 2**32 - 1), dims)
+def test_the_conventions_agree_up_to_a_fixed_permutation(seed, d):
+    x = np.random.default_rng(seed).normal(size=(7, d))
+    perm = convention_permutation(d)
+    np.testing.assert_allclose(
+        apply_rope(x[:, perm], convention="half"), apply_rope(x)[:, perm], atol=1e-12
+    )
+
+
+def test_the_conventions_differ_without_the_permutation():
+    x = np.random.default_rng(0).normal(size=(4, 8))
+    assert not np.allclose(apply_rope(x, convention="half"), apply_rope(x))
+
+
+def test_pair_i_turns_at_theta_i_per_position():
+    d, m = 8, 3.0
+    x = np.zeros((1, d))
+    x[0, 2] = 1.0  # pair 1, first coordinate
+    angle = m * 10000.0 ** (-2 / 8)
+    np.testing.assert_allclose(apply_rope(x, [m])[0, 2:4], [np.cos(angle), np.sin(angle)])
+
+
+def test_offset_positions_continue_where_the_cache_left_off():
+    x = np.random.default_rng(0).normal(size=(10, 6))
+    whole = apply_rope(x)
+    np.testing.assert_allclose(apply_rope(x[6:], positions=np.arange(6, 10)), whole[6:])
+
+
+def test_fractional_positions_interpolate_the_angle():
+    x = np.ones((1, 2))
+    half = apply_rope(x, [0.5])
+    twice = apply_rope(half, [0.5])
+    np.testing.assert_allclose(twice, apply_rope(x, [1.0]))
+
+
+def test_batch_and_head_axes_broadcast():
+    x = np.random.default_rng(0).normal(size=(2, 3, 5, 4))
+    out = apply_rope(x)
+    assert out.shape == x.shape
+    np.testing.assert_allclose(out[1, 2], apply_rope(x[1, 2]))
+
+
+def test_position_interpolation_and_ntk_scaling():
+    np.testing.assert_allclose(interpolate_positions(np.arange(8), 4), np.arange(8) / 4)
+    d, scale = 64, 8.0
+    slow_before, slow_after = (
+        rope_frequencies(d)[-1],
+        rope_frequencies(d, ntk_base(10000.0, scale, d))[-1],
+    )
+    assert slow_before / slow_after == pytest.approx(scale)
+    assert rope_frequencies(d, ntk_base(10000.0, scale, d))[0] == 1.0
+
+
+def test_roformer_decay_bound_matches_the_published_curve():
+    bound = rope_decay_bound([0, 5, 50, 100, 200, 250], 128)
+    np.testing.assert_allclose(bound, [32.5, 20.9, 12.6, 10.2, 7.2, 6.6], atol=0.1)
+    assert np.any(np.diff(rope_decay_bound(np.arange(0, 300), 128)) > 0)  # not monotone
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: apply_rope(np.ones((3, 7))),
+            ValueError,
+            "the last axis must be even to form rotation pairs, got d=7",
+        ),
+        (
+            lambda: apply_rope(np.ones((3, 4)), convention="neox"),
+            ValueError,
+            "convention must be one of 'interleaved', 'half', got 'neox'",
+        ),
+        (
+            lambda: apply_rope(np.ones((3, 4)), positions=[0, 1]),
+            ValueError,
+            r"positions must have shape \(T,\) = \(3,\)",
+        ),
+        (lambda: apply_rope(np.ones(4)), ValueError, "x must have at least 2 axes"),
+        (
+            lambda: apply_rope(np.ones((3, 4)), positions=[0, np.nan, 1]),
+            ValueError,
+            "positions must be finite",
+        ),
+        (lambda: interpolate_positions([1, 2], 0), ValueError, "scale must be > 0"),
+        (lambda: ntk_base(10000.0, 2.0, 2), ValueError, "d must be at least 4"),
+        (lambda: rope_frequencies(5), ValueError, "got d=5"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
