@@ -1,0 +1,54 @@
+"""Learned absolute positions (GPT-2, BERT), chapter 3: one trainable vector per position."""
+
+import numpy as np
+
+from ._checks import check_int, check_real
+
+
+class LearnedPositions:
+    """A table of ``max_len`` position vectors of width ``d_model``.
+
+    Parameters
+    ----------
+    max_len : int
+        The longest sequence the table can serve: there is no row for position ``max_len``.
+    d_model : int
+    rng : numpy.random.Generator or int, optional
+        Seeds the initial values (default: seed 0, so the table is reproducible).
+    init_std : float
+        Standard deviation of the initial entries (GPT-2 and BERT use 0.02).
+
+    Examples
+    --------
+    >>> table = LearnedPositions(512, 8, rng=0)
+    >>> table(10).shape
+    (10, 8)
+    >>> table.n_parameters
+    4096
+    """
+
+    def __init__(self, max_len, d_model, *, rng=None, init_std=0.02):
+        self.max_len = check_int("LearnedPositions", "max_len", max_len, minimum=1)
+        self.d_model = check_int("LearnedPositions", "d_model", d_model, minimum=1)
+        init_std = check_real("LearnedPositions", "init_std", init_std, greater_than=0)
+        rng = np.random.default_rng(0 if rng is None else rng)
+        self.table = rng.normal(0.0, init_std, size=(self.max_len, self.d_model))
+
+    @property
+    def n_parameters(self):
+        return self.table.size
+
+    def __call__(self, seq_len):
+        """The first ``seq_len`` rows, shape (seq_len, d_model)."""
+        seq_len = check_int("LearnedPositions", "seq_len", seq_len, minimum=0)
+        if seq_len > self.max_len:
+            raise ValueError(
+                f"LearnedPositions: asked for {seq_len} positions but the table has only "
+                f"max_len={self.max_len} rows (positions 0..{self.max_len - 1}). A learned table "
+                f"has no vector for unseen positions: build a longer table and train it, or use "
+                f"a scheme defined for every position (sinusoidal, RoPE, ALiBi)."
+            )
+        return self.table[:seq_len]
+
+    def __repr__(self):
+        return f"LearnedPositions(max_len={self.max_len}, d_model={self.d_model})"

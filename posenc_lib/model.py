@@ -1,0 +1,318 @@
+"""A tiny causal transformer whose position scheme is a parameter (chapter 6).
+
+token embedding -> (+ positions) -> n_layers x [attention (+ optional MLP)] -> output logits.
+Pre-norm residual blocks, a causal mask always, and one of five position schemes:
+
+- "none": nothing but the causal mask (NoPE);
+- "sinusoidal": `sinusoidal_positions` added to the embeddings;
+- "learned": a trainable table (`LearnedPositions`) added to the embeddings;
+- "rope": queries and keys rotated (`rope_rotate`) in every head;
+- "alibi": `alibi_bias` added to every head's scores.
+
+Gradients come from autograd; the optimiser is Adam. Shapes: B sequences of T tokens, width d,
+H heads of width d / H, vocabulary V.
+"""
+
+from dataclasses import dataclass, replace
+
+import autograd.numpy as anp
+import numpy as np
+from autograd import value_and_grad
+
+from ._checks import check_choice, check_int, check_real
+from .alibi import alibi_bias
+from .attention import causal_mask
+from .learned import LearnedPositions
+from .rope import rope_rotate, rope_tables
+from .sinusoidal import sinusoidal_positions
+from .tasks import IGNORE
+
+SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi")
+DTYPE = np.float32  # single precision: elementwise math runs several times faster on a CPU
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Everything that defines a model's shape. ``max_len`` sizes the learned table."""
+
+    vocab_size: int
+    scheme: str = "none"
+    d_model: int = 32
+    n_heads: int = 1
+    n_layers: int = 1
+    mlp: bool = False
+    max_len: int = 32
+    base: float = 10000.0
+    rope_positions_scale: float = 1.0  # > 1: position interpolation at evaluation time
+
+    def __post_init__(self):
+        check_int("ModelConfig", "vocab_size", self.vocab_size, minimum=2)
+        check_choice("ModelConfig", "scheme", self.scheme, SCHEMES)
+        check_int("ModelConfig", "d_model", self.d_model, minimum=2)
+        check_int("ModelConfig", "n_heads", self.n_heads, minimum=1)
+        check_int("ModelConfig", "n_layers", self.n_layers, minimum=1)
+        check_int("ModelConfig", "max_len", self.max_len, minimum=1)
+        check_real("ModelConfig", "base", self.base, greater_than=1)
+        check_real("ModelConfig", "rope_positions_scale", self.rope_positions_scale, greater_than=0)
+        if self.d_model % self.n_heads:
+            raise ValueError(
+                f"ModelConfig: d_model must be a multiple of n_heads, got {self.d_model} and "
+                f"{self.n_heads}"
+            )
+        if self.scheme == "rope" and (self.d_model // self.n_heads) % 2:
+            raise ValueError(
+                f"ModelConfig: RoPE needs an even head width, got d_model / n_heads = "
+                f"{self.d_model // self.n_heads}"
+            )
+
+    @property
+    def head_dim(self):
+        return self.d_model // self.n_heads
+
+    def with_(self, **changes):
+        """A copy with some fields changed (e.g. a larger RoPE base for NTK scaling)."""
+        return replace(self, **changes)
+
+
+def init_params(config, seed=0):
+    """Random initial parameters: a dict of numpy arrays, reproducible from ``seed``."""
+    rng = np.random.default_rng(seed)
+    d, v = config.d_model, config.vocab_size
+
+    def matrix(n_in, n_out):
+        return rng.normal(0.0, 1.0 / np.sqrt(n_in), size=(n_in, n_out))
+
+    params = {"tok": rng.normal(0.0, 1.0, size=(v, d)), "out": matrix(d, v)}
+    if config.scheme == "learned":
+        # Same scale as the token table, so no scheme starts with a handicap.
+        params["pos"] = LearnedPositions(config.max_len, d, rng=rng, init_std=1.0).table
+    for layer in range(config.n_layers):
+        for name in ("wq", "wk", "wv", "wo"):
+            params[f"{name}{layer}"] = matrix(d, d)
+        if config.mlp:
+            params[f"mlp_in{layer}"] = matrix(d, 4 * d)
+            params[f"mlp_out{layer}"] = matrix(4 * d, d)
+    return {name: value.astype(DTYPE) for name, value in params.items()}
+
+
+def n_parameters(params):
+    return sum(p.size for p in params.values())
+
+
+def _norm(x):
+    """Layer norm without a learnt gain or bias."""
+    centred = x - anp.mean(x, axis=-1, keepdims=True)
+    return centred / anp.sqrt(anp.mean(centred * centred, axis=-1, keepdims=True) + 1e-5)
+
+
+def _constant(x):
+    """The plain values of a traced array: what the gradient must not flow through."""
+    return getattr(x, "_value", x)
+
+
+def _softmax(scores):
+    # Softmax ignores a per-row constant, so the row maximum is subtracted as a constant:
+    # same result, and no gradient of max to compute.
+    e = anp.exp(scores - np.max(_constant(scores), axis=-1, keepdims=True))
+    return e / anp.sum(e, axis=-1, keepdims=True)
+
+
+def _split_heads(x, b, t, h):
+    return anp.transpose(anp.reshape(x, (b, t, h, -1)), (0, 2, 1, 3))  # (B, H, T, dh)
+
+
+def forward(params, tokens, config, *, return_attention=False):
+    """Logits of shape (B, T, V) for int tokens of shape (B, T).
+
+    With ``return_attention`` also a list, one (B, H, T, T) array of weights per layer.
+    Raises ValueError for a learned table shorter than T.
+    """
+    b, t = tokens.shape
+    h = config.n_heads
+    x = (
+        np.eye(config.vocab_size, dtype=DTYPE)[tokens] @ params["tok"]
+    )  # a gather, as a fast-to-differentiate product
+    if config.scheme == "sinusoidal":
+        x = x + sinusoidal_positions(t, config.d_model, base=config.base, dtype=DTYPE)
+    elif config.scheme == "learned":
+        if t > config.max_len:
+            raise ValueError(
+                f"forward: a learned table of max_len={config.max_len} has no rows for "
+                f"positions {config.max_len}..{t - 1}"
+            )
+        x = x + params["pos"][:t]
+    visible = causal_mask(t)
+    if config.scheme == "rope":
+        positions = np.arange(t) / config.rope_positions_scale
+        cos, sin = (
+            a.astype(DTYPE) for a in rope_tables(positions, config.head_dim, base=config.base)
+        )
+    bias = alibi_bias(t, h).astype(DTYPE) if config.scheme == "alibi" else DTYPE(0.0)
+    attention = []
+    for layer in range(config.n_layers):
+        y = _norm(x)
+        q, k, v = (_split_heads(y @ params[f"{n}{layer}"], b, t, h) for n in ("wq", "wk", "wv"))
+        if config.scheme == "rope":
+            q, k = rope_rotate(q, cos, sin), rope_rotate(k, cos, sin)
+        scores = anp.matmul(q, anp.swapaxes(k, -1, -2)) / float(np.sqrt(config.head_dim)) + bias
+        weights = _softmax(anp.where(visible, scores, -1e9))
+        if return_attention:
+            attention.append(_constant(weights))
+        mixed = anp.reshape(anp.transpose(anp.matmul(weights, v), (0, 2, 1, 3)), (b, t, -1))
+        x = x + mixed @ params[f"wo{layer}"]
+        if config.mlp:
+            hidden = _norm(x) @ params[f"mlp_in{layer}"]
+            hidden = hidden * (_constant(hidden) > 0)  # ReLU
+            x = x + hidden @ params[f"mlp_out{layer}"]
+    logits = _norm(x) @ params["out"]
+    return (logits, attention) if return_attention else logits
+
+
+def loss_fn(params, tokens, targets, config):
+    """Mean cross-entropy (nats) over the positions that have a target (target != -1)."""
+    logits = forward(params, tokens, config)
+    valid = targets != IGNORE
+    # Weight each position's one-hot target by 1 / (number of targets): the loss is a mean.
+    weights = (
+        np.eye(config.vocab_size, dtype=DTYPE)[np.where(valid, targets, 0)]
+        * (valid / max(valid.sum(), 1))[..., None]
+    ).astype(DTYPE)
+    shifted = logits - np.max(_constant(logits), axis=-1, keepdims=True)
+    log_norm = anp.log(anp.sum(anp.exp(shifted), axis=-1))
+    return anp.sum(log_norm * weights.sum(-1)) - anp.sum(shifted * weights)
+
+
+@dataclass
+class TrainResult:
+    """What `train` returns: the parameters, the loss of every step, optional snapshots."""
+
+    config: ModelConfig
+    params: dict
+    losses: list
+    snapshots: dict  # step -> copy of params, when train(..., snapshot_every=N)
+    interrupted: bool = False
+
+
+def train(
+    config,
+    task,
+    *,
+    steps=600,
+    batch_size=32,
+    length=32,
+    lr=1e-2,
+    seed=0,
+    snapshot_every=None,
+    progress=True,
+    init=None,
+):
+    """Train a fresh model on ``task`` at one sequence length with Adam.
+
+    Every random draw comes from ``seed``. Interrupting (Ctrl-C, or the notebook's stop button)
+    ends training early and keeps the model trained so far (``interrupted`` is then True).
+
+    Parameters
+    ----------
+    config : ModelConfig
+    task : Task
+        From `posenc_lib.tasks`; its vocabulary must match ``config.vocab_size``.
+    steps, batch_size, length : int
+    lr : float
+        Adam's step size (betas 0.9, 0.99).
+    snapshot_every : int, optional
+        Keep a copy of the parameters every this many steps (and at step 0).
+    progress : bool
+        Show a progress bar (tqdm.auto: a widget in notebooks, text elsewhere).
+    init : dict, optional
+        Start from these parameters (fine-tuning) instead of a fresh initialisation.
+    """
+    if task.vocab_size != config.vocab_size:
+        raise ValueError(
+            f"train: task {task.name} has vocab_size {task.vocab_size} but the model has "
+            f"{config.vocab_size}"
+        )
+    steps = check_int("train", "steps", steps, minimum=0)
+    rng = np.random.default_rng(seed)
+    params = init_params(config, seed) if init is None else {k: p.copy() for k, p in init.items()}
+    moment1 = {k: np.zeros_like(p) for k, p in params.items()}
+    moment2 = {k: np.zeros_like(p) for k, p in params.items()}
+    step_fn = value_and_grad(loss_fn)
+    snapshots, losses, interrupted = {}, [], False
+    bar = _progress(steps, f"{config.scheme} on {task.name}", progress)
+    try:
+        for step in range(1, steps + 1):
+            if snapshot_every and (step - 1) % snapshot_every == 0:
+                snapshots[step - 1] = {k: p.copy() for k, p in params.items()}
+            tokens, targets = task.sample(rng, batch_size, length)
+            loss, grads = step_fn(params, tokens, targets, config)
+            for k in params:
+                moment1[k] = 0.9 * moment1[k] + 0.1 * grads[k]
+                moment2[k] = 0.99 * moment2[k] + 0.01 * grads[k] ** 2
+                m_hat = moment1[k] / (1 - 0.9**step)
+                v_hat = moment2[k] / (1 - 0.99**step)
+                params[k] = params[k] - lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+            losses.append(float(loss))
+            bar.update(1)
+            if step % 50 == 0:
+                bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        bar.close()
+    if snapshot_every:
+        snapshots[len(losses)] = {k: p.copy() for k, p in params.items()}
+    return TrainResult(config, params, losses, snapshots, interrupted)
+
+
+class _NoBar:
+    def update(self, n):
+        pass
+
+    def set_postfix(self, **kw):
+        pass
+
+    def close(self):
+        pass
+
+
+def _progress(total, description, show):
+    if not show:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=description, leave=False)
+
+
+def evaluate(params, config, task, length, *, n_tokens=4096, seed=1234, batch_size=64):
+    """Score a model on fresh sequences of ``length``: accuracy or loss, as the task says.
+
+    About ``n_tokens`` predictions are scored at every length (fewer, longer sequences at long
+    lengths), so every length is measured to the same precision.
+
+    Returns None when the model has no parameters for that length (a learned table shorter
+    than ``length``): "cannot run" is a result, not a crash.
+    """
+    if config.scheme == "learned" and length > config.max_len:
+        return None
+    rng = np.random.default_rng(seed)
+    n_sequences = max(1, -(-n_tokens // length))
+    batch_size = max(1, min(batch_size, 8192 // length))
+    correct = total = loss_sum = 0.0
+    for start in range(0, n_sequences, batch_size):
+        tokens, targets = task.sample(rng, min(batch_size, n_sequences - start), length)
+        logits = forward(params, tokens, config)
+        valid = targets != IGNORE
+        if task.metric == "accuracy":
+            correct += np.sum((logits.argmax(-1) == targets) & valid)
+        else:
+            shifted = logits - logits.max(-1, keepdims=True)
+            log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+            picked = np.take_along_axis(log_probs, np.where(valid, targets, 0)[..., None], -1)
+            loss_sum -= np.sum(picked[..., 0] * valid)
+        total += valid.sum()
+    return float((correct if task.metric == "accuracy" else loss_sum) / max(total, 1))
+
+
+def attention_maps(params, config, tokens):
+    """Attention weights of every layer for int tokens (B, T): a list of (B, H, T, T) arrays."""
+    return forward(params, np.asarray(tokens), config, return_attention=True)[1]

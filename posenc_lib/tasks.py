@@ -1,0 +1,152 @@
+"""Synthetic sequence tasks that a CPU learns in seconds (chapter 6).
+
+Each task samples (tokens, targets) of shape (batch, length) at any length; a target of -1
+means "no target here" (for example the first k positions of lookback-k).
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._checks import check_int, check_real
+
+IGNORE = -1
+
+
+@dataclass(frozen=True)
+class Task:
+    """A named generator of (tokens, targets) batches, and how to score a model on it."""
+
+    name: str
+    vocab_size: int
+    metric: str  # "accuracy" (higher is better) or "loss" (nats per token, lower is better)
+    sampler: object = field(repr=False)
+    description: str = ""
+
+    def sample(self, rng, batch, length):
+        """(tokens, targets), each an int array of shape (batch, length)."""
+        batch = check_int(f"{self.name}.sample", "batch", batch, minimum=1)
+        length = check_int(f"{self.name}.sample", "length", length, minimum=1)
+        return self.sampler(np.random.default_rng(rng), batch, length)
+
+
+def lookback(k=3, vocab_size=16):
+    """Target at position t is the token at t - k: an exact relative offset.
+
+    Examples
+    --------
+    >>> tokens, targets = lookback(2).sample(0, 1, 6)
+    >>> bool(np.all(targets[0, 2:] == tokens[0, :4])), targets[0, :2].tolist()
+    (True, [-1, -1])
+    """
+    k = check_int("lookback", "k", k, minimum=1)
+    vocab_size = check_int("lookback", "vocab_size", vocab_size, minimum=2)
+
+    def sampler(rng, batch, length):
+        tokens = rng.integers(0, vocab_size, size=(batch, length))
+        targets = np.full_like(tokens, IGNORE)
+        targets[:, k:] = tokens[:, :-k] if length > k else targets[:, k:]
+        return tokens, targets
+
+    return Task(
+        f"lookback-{k}", vocab_size, "accuracy", sampler, f"predict the token {k} positions back"
+    )
+
+
+def recent_marker(n_markers=4, vocab_size=16, density=0.15):
+    """Tokens 0 .. n_markers-1 are markers; the target at t is the most recent marker at or
+    before t (no target before the first marker): recency.
+
+    Examples
+    --------
+    >>> task = recent_marker()
+    >>> tokens, targets = task.sample(3, 1, 12)
+    >>> tokens[0].tolist()
+    [1, 12, 14, 7, 0, 4, 4, 15, 15, 1, 5, 7]
+    >>> targets[0].tolist()
+    [1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1]
+    """
+    n_markers = check_int("recent_marker", "n_markers", n_markers, minimum=1)
+    vocab_size = check_int("recent_marker", "vocab_size", vocab_size, minimum=n_markers + 1)
+    density = check_real("recent_marker", "density", density, greater_than=0)
+
+    def sampler(rng, batch, length):
+        is_marker = rng.random((batch, length)) < density
+        markers = rng.integers(0, n_markers, size=(batch, length))
+        fillers = rng.integers(n_markers, vocab_size, size=(batch, length))
+        tokens = np.where(is_marker, markers, fillers)
+        last = np.where(is_marker, np.arange(length), -1)
+        last = np.maximum.accumulate(last, axis=1)  # index of the latest marker so far
+        targets = np.where(last >= 0, np.take_along_axis(tokens, np.maximum(last, 0), 1), IGNORE)
+        return tokens, targets
+
+    return Task(
+        "recent-marker",
+        vocab_size,
+        "accuracy",
+        sampler,
+        f"repeat the most recent of {n_markers} marker tokens ({density:.0%} of positions)",
+    )
+
+
+def markov_transitions(vocab_size=16, concentration=0.1, seed=0):
+    """A random order-2 transition table P[a, b, c] = P(next = c | previous two = a, b).
+
+    A small ``concentration`` makes each context predict a few tokens sharply.
+    """
+    rng = np.random.default_rng(seed)
+    return rng.dirichlet(np.full(vocab_size, concentration), size=(vocab_size, vocab_size))
+
+
+def markov(vocab_size=16, concentration=0.1, seed=0):
+    """Order-2 Markov text; the target is the next token, scored by loss (nats per token).
+
+    The miniature of a language-modelling perplexity-versus-length curve. The best possible
+    loss is the chain's conditional entropy, `markov_entropy`.
+
+    Examples
+    --------
+    >>> tokens, targets = markov().sample(0, 2, 5)
+    >>> bool(np.all(targets[:, 1:-1] == tokens[:, 2:])), targets[:, 0].tolist()
+    (True, [-1, -1])
+    """
+    vocab_size = check_int("markov", "vocab_size", vocab_size, minimum=2)
+    table = markov_transitions(vocab_size, concentration, seed)
+    cumulative = np.cumsum(table, axis=-1)
+
+    def sampler(rng, batch, length):
+        tokens = np.empty((batch, length + 1), dtype=np.int64)
+        tokens[:, :2] = rng.integers(0, vocab_size, size=(batch, 2))
+        for t in range(2, length + 1):
+            u = rng.random((batch, 1))
+            row = cumulative[tokens[:, t - 2], tokens[:, t - 1]]
+            tokens[:, t] = np.minimum((u > row).sum(axis=1), vocab_size - 1)
+        targets = tokens[:, 1:].copy()
+        targets[:, 0] = IGNORE  # the second start token is uniform noise: nothing to learn
+        return tokens[:, :-1], targets
+
+    return Task(
+        "markov",
+        vocab_size,
+        "loss",
+        sampler,
+        "next token of an order-2 Markov chain (loss in nats per token)",
+    )
+
+
+def markov_entropy(vocab_size=16, concentration=0.1, seed=0):
+    """The chain's conditional entropy in nats: the lowest loss any model can reach.
+
+    The first target of a sequence has only one previous token to go on, so a model that has
+    learnt the chain does slightly worse there; this is the limit for all later positions.
+    """
+    table = markov_transitions(vocab_size, concentration, seed)
+    # The stationary distribution of (a, b) contexts, by power iteration on the pair chain.
+    pairs = np.full((vocab_size, vocab_size), 1.0 / vocab_size**2)
+    for _ in range(200):
+        pairs = np.einsum("ab,abc->bc", pairs, table)
+    entropy = -np.sum(table * np.log(np.maximum(table, 1e-300)), axis=-1)
+    return float(np.sum(pairs * entropy))
+
+
+TASKS = {"lookback": lookback, "recent_marker": recent_marker, "markov": markov}
