@@ -28,9 +28,19 @@ TRAIN = {"batch_size": 16, "lr": 1e-2}
 
 
 def run_one(
-    task_name, scheme, seed, *, steps, train_len=32, eval_lens=EVAL_LENS, model=None, progress=False
+    task_name,
+    scheme,
+    seed,
+    *,
+    steps,
+    train_len=32,
+    eval_lens=EVAL_LENS,
+    model=None,
+    progress=False,
+    keep_model=False,
 ):
-    """Train one model and return its records, one per evaluation length."""
+    """Train one model and return its records, one per evaluation length (and, with
+    ``keep_model``, the TrainResult too)."""
     task = TASKS[task_name]()
     config = ModelConfig(
         vocab_size=task.vocab_size, scheme=scheme, max_len=train_len, **{**MODEL, **(model or {})}
@@ -38,7 +48,7 @@ def run_one(
     result = train(
         config, task, steps=steps, length=train_len, seed=seed, progress=progress, **TRAIN
     )
-    return [
+    records = [
         {
             "task": task_name,
             "scheme": scheme,
@@ -50,10 +60,11 @@ def run_one(
         }
         for length in eval_lens
     ]
+    return (records, result) if keep_model else records
 
 
 def _run_job(job):
-    return run_one(*job[:3], **job[3])
+    return run_one(*job[:3], **job[3], keep_model=True)
 
 
 def run_study(
@@ -67,8 +78,13 @@ def run_study(
     model=None,
     workers=1,
     progress=True,
+    keep_models=False,
 ):
-    """Every task x scheme x seed; returns the list of records (in that order)."""
+    """Every task x scheme x seed; returns the list of records (in that order).
+
+    The result does not depend on ``workers``: every model is seeded by its own seed. With
+    ``keep_models`` also returns {(task, scheme, seed): TrainResult}.
+    """
     options = {
         "steps": steps,
         "train_len": train_len,
@@ -81,18 +97,43 @@ def run_study(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(jobs), desc="models trained", leave=False)
-    records = []
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            for out in pool.map(_run_job, jobs):
-                records += out
-                bar and bar.update(1)
-    else:
-        for job in jobs:
-            records += _run_job(job)
-            bar and bar.update(1)
-    bar and bar.close()
-    return records
+    records, models = [], {}
+    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    try:
+        outputs = pool.map(_run_job, jobs) if pool else map(_run_job, jobs)
+        for job, (out, result) in zip(jobs, outputs, strict=True):
+            records += out
+            models[job[:3]] = result
+            if bar:
+                bar.update(1)
+    finally:
+        if pool:
+            pool.shutdown()
+        if bar:
+            bar.close()
+    return (records, models) if keep_models else records
+
+
+def extrapolation_gap(records, task, scheme):
+    """Mean value at the longest evaluation length minus mean value at the training length
+    (None if the scheme cannot run that long). Negative accuracy gaps and positive loss gaps
+    mean the model got worse on longer inputs.
+
+    Examples
+    --------
+    >>> recs = [{"task": "t", "scheme": "s", "seed": 0, "train_len": 32, "eval_len": n,
+    ...          "metric": "accuracy", "value": v} for n, v in [(32, 1.0), (64, 0.8), (256, 0.5)]]
+    >>> extrapolation_gap(recs, "t", "s")
+    -0.5
+    """
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    longest = max(r["eval_len"] for r in rows)
+    at = {
+        n: [r["value"] for r in rows if r["eval_len"] == n] for n in (rows[0]["train_len"], longest)
+    }
+    if any(v is None for values in at.values() for v in values):
+        return None
+    return float(np.mean(at[longest]) - np.mean(at[rows[0]["train_len"]]))
 
 
 def summarize(records):

@@ -52,3 +52,25 @@ class LearnedPositions:
 
     def __repr__(self):
         return f"LearnedPositions(max_len={self.max_len}, d_model={self.d_model})"
+
+
+def cosine_similarity(table):
+    """The (N, N) matrix of cosines between the rows of a (N, d) table.
+
+    Examples
+    --------
+    >>> cosine_similarity(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, -2.0]])).round(3)
+    array([[ 1.   ,  0.707,  0.   ],
+           [ 0.707,  1.   , -0.707],
+           [ 0.   , -0.707,  1.   ]])
+    """
+    table = np.asarray(table, dtype=float)
+    if table.ndim != 2:
+        raise ValueError(
+            f"cosine_similarity: table must be 2-D (rows, width), got shape {table.shape}"
+        )
+    norms = np.linalg.norm(table, axis=1, keepdims=True)
+    if np.any(norms == 0):
+        raise ValueError("cosine_similarity: a row of zeros has no direction")
+    unit = table / norms
+    return unit @ unit.T

@@ -44,6 +44,7 @@ class ModelConfig:
     max_len: int = 32
     base: float = 10000.0
     rope_positions_scale: float = 1.0  # > 1: position interpolation at evaluation time
+    learned_init_std: float = 1.0  # the token table's scale; GPT-2 and BERT start at 0.02
 
     def __post_init__(self):
         check_int("ModelConfig", "vocab_size", self.vocab_size, minimum=2)
@@ -54,6 +55,7 @@ class ModelConfig:
         check_int("ModelConfig", "max_len", self.max_len, minimum=1)
         check_real("ModelConfig", "base", self.base, greater_than=1)
         check_real("ModelConfig", "rope_positions_scale", self.rope_positions_scale, greater_than=0)
+        check_real("ModelConfig", "learned_init_std", self.learned_init_std, greater_than=0)
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"ModelConfig: d_model must be a multiple of n_heads, got {self.d_model} and "
@@ -84,8 +86,9 @@ def init_params(config, seed=0):
 
     params = {"tok": rng.normal(0.0, 1.0, size=(v, d)), "out": matrix(d, v)}
     if config.scheme == "learned":
-        # Same scale as the token table, so no scheme starts with a handicap.
-        params["pos"] = LearnedPositions(config.max_len, d, rng=rng, init_std=1.0).table
+        # By default the token table's scale, so no scheme starts with a handicap.
+        table = LearnedPositions(config.max_len, d, rng=rng, init_std=config.learned_init_std)
+        params["pos"] = table.table
     for layer in range(config.n_layers):
         for name in ("wq", "wk", "wv", "wo"):
             params[f"{name}{layer}"] = matrix(d, d)

@@ -117,3 +117,30 @@ def similarity_curves(ax, distances, curves, *, title=None, ylabel="PE[p] . PE[p
     if len(curves) > 1:
         ax.legend(fontsize="small")
     return lines
+
+
+def rope_plane(ax, limit=2.6):
+    """An empty square plane with axes through the origin, for one rotation pair."""
+    ax.axhline(0, color="0.8", lw=0.8)
+    ax.axvline(0, color="0.8", lw=0.8)
+    ax.set_xlim(-limit, limit)
+    ax.set_ylim(-limit, limit)
+    ax.set_aspect("equal")
+    ax.set_xlabel("dimension 2i")
+    ax.set_ylabel("dimension 2i+1")
+    ax.set_title("pair i of q (blue) and k (orange)")
+
+
+def rope_arrows(ax):
+    """Four arrows as lines: q and k before (faint) and after rotation; returns the Line2Ds."""
+    styles = [("C0", 0.3), ("C1", 0.3), ("C0", 1.0), ("C1", 1.0)]
+    return [
+        ax.plot([0, 0], [0, 0], color=c, alpha=a, lw=2.5, marker="o", markevery=[1])[0]
+        for c, a in styles
+    ]
+
+
+def set_rope_arrows(arrows, q, k, q_rotated, k_rotated):
+    """Point the arrows of `rope_arrows` at new 2-D vectors."""
+    for line, vector in zip(arrows, (q, k, q_rotated, k_rotated), strict=True):
+        line.set_data([0, vector[0]], [0, vector[1]])

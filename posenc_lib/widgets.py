@@ -351,3 +351,248 @@ class SinusoidalExplorer:
         from IPython.display import display
 
         display(self.box)
+
+
+class AttentionInspector:
+    """Chapter 6: pick a task, a scheme, an evaluation length and a head, and see where each
+    query of one test sequence attends. Models come from ``run_study(..., keep_models=True)``.
+    """
+
+    def __init__(self, models, tasks, lengths=(32, 64, 128, 256), seed=0):
+        from .model import attention_maps, forward
+
+        self._maps, self._forward = attention_maps, forward
+        self.models = {
+            (task, scheme): result for (task, scheme, s), result in models.items() if s == seed
+        }
+        self.tasks = tasks
+        names = list(dict.fromkeys(task for task, _ in self.models))
+        schemes = list(dict.fromkeys(scheme for _, scheme in self.models))
+        self.task = widgets.Dropdown(options=names, value=names[0], description="task")
+        self.scheme = widgets.Dropdown(options=schemes, value=schemes[-1], description="scheme")
+        self.length = widgets.Dropdown(
+            options=list(lengths), value=lengths[-1], description="length"
+        )
+        some = next(iter(self.models.values())).config
+        self.head = _slider("head", 0, 0, some.n_heads - 1)
+        self.status = widgets.Label()
+        self.live = LiveFigure(figsize=(5.2, 4.6))
+        self.ax = self.live.fig.add_subplot()
+        self.image = plots.heatmap(self.ax, np.zeros((2, 2)), vmin=0, vmax=1, colorbar=True)
+        self.live.animate(self.image)
+        for control in (self.task, self.scheme, self.length):
+            control.observe(self.redraw, names="value")
+        self.head.observe(self.step, names="value")
+        self.redraw()
+        self.box = widgets.VBox(
+            [
+                widgets.HBox([self.task, self.scheme]),
+                widgets.HBox([self.length, self.head]),
+                self.live.image,
+                self.status,
+            ]
+        )
+
+    def _sample(self):
+        task = self.tasks[self.task.value]()
+        return task, task.sample(2024, 1, self.length.value)
+
+    def step(self, change=None):
+        """Show the chosen head of the current maps (fast path)."""
+        if self.maps is not None:
+            self.image.set_data(self.maps[0][0, self.head.value])
+        self.live.render()
+
+    def redraw(self, change=None):
+        result = self.models[(self.task.value, self.scheme.value)]
+        task, (tokens, targets) = self._sample()
+        n = self.length.value
+        self.image.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))
+        self.ax.set_title(
+            f"{self.scheme.value} on {self.task.value}, length {n} "
+            f"(trained at {result.config.max_len})",
+            fontsize="medium",
+        )
+        if result.config.scheme == "learned" and n > result.config.max_len:
+            self.maps = None
+            self.image.set_data(np.full((n, n), np.nan))
+            self.status.value = (
+                f"a learned table of {result.config.max_len} rows has no "
+                f"vectors for positions {result.config.max_len}..{n - 1}"
+            )
+        else:
+            self.maps = self._maps(result.params, result.config, tokens)
+            logits = self._forward(result.params, tokens, result.config)
+            valid = targets >= 0
+            if task.metric == "accuracy":
+                score = np.mean((logits.argmax(-1) == targets)[valid])
+                self.status.value = f"this sequence: {score:.0%} of {valid.sum()} targets right"
+            else:
+                self.status.value = "this sequence: next-token prediction (see the loss table)"
+            self.image.set_data(self.maps[0][0, self.head.value])
+        self.live.render(full=True)
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.box)
+
+
+class FrameSlider:
+    """A slider over precomputed matrices (for example a similarity matrix at several training
+    steps): moving it swaps the image's data, nothing else."""
+
+    def __init__(self, frames, *, title="step {key}", label="step", figsize=(5, 4.4), **heatmap_kw):
+        self.frames = dict(frames)
+        keys = list(self.frames)
+        self.title = title
+        self.slider = widgets.SelectionSlider(
+            options=keys, value=keys[0], description=label, continuous_update=True
+        )
+        self.live = LiveFigure(figsize=figsize)
+        self.ax = self.live.fig.add_subplot()
+        self.image = plots.heatmap(self.ax, self.frames[keys[0]], colorbar=True, **heatmap_kw)
+        self.caption = self.ax.set_title(title.format(key=keys[0]))
+        self.live.animate(self.image, self.caption)
+        self.slider.observe(self.step, names="value")
+        self.step()
+        self.box = widgets.VBox([self.slider, self.live.image])
+
+    def step(self, change=None):
+        self.image.set_data(self.frames[self.slider.value])
+        self.caption.set_text(self.title.format(key=self.slider.value))
+        self.live.render()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.box)
+
+
+class RopeExplorer:
+    """Chapter 4: query position m, key position n and pair i. Left: pair i of q and k, drawn
+    before (faint) and after rotation. Right: the score q_m . k_n against the offset n - m, a
+    fixed curve, with a marker at the current offset: move m and n together and it stays put."""
+
+    def __init__(self, d=16, base=10000.0, seed=0, max_offset=120):
+        from .rope import apply_rope
+
+        self.apply_rope = apply_rope
+        rng = np.random.default_rng(seed)
+        self.q, self.k = rng.normal(size=(1, d)), rng.normal(size=(1, d))
+        self.base = base
+        self.m = _slider("query position m", 3, 0, 120)
+        self.n = _slider("key position n", 7, 0, 120)
+        self.pair = _slider("pair i", 0, 0, d // 2 - 1)
+        self.status = widgets.Label()
+        self.live = LiveFigure(figsize=(9, 3.8))
+        ax_plane, ax_score = self.live.fig.subplots(1, 2, width_ratios=[1, 1.6])
+        offsets = np.arange(-max_offset, max_offset + 1)
+        plots.rope_plane(ax_plane)
+        self.arrows = plots.rope_arrows(ax_plane)
+        ax_score.plot(offsets, [self.score(0, int(o)) for o in offsets], color="0.3")
+        ax_score.set(
+            xlabel="offset n - m", ylabel="score q_m · k_n", title="the score depends on n - m only"
+        )
+        (self.marker,) = ax_score.plot([0], [0], "o", color="C3", ms=9)
+        self.live.animate(*self.arrows, self.marker)
+        for control in (self.m, self.n, self.pair):
+            control.observe(self.step, names="value")
+        self.step()
+        self.box = widgets.VBox(
+            [widgets.HBox([self.m, self.n]), self.pair, self.live.image, self.status]
+        )
+
+    def rotated(self, x, position):
+        return self.apply_rope(x, positions=[position], base=self.base)[0]
+
+    def score(self, m, n):
+        return float(self.rotated(self.q, m) @ self.rotated(self.k, n))
+
+    def step(self, change=None):
+        m, n, i = self.m.value, self.n.value, self.pair.value
+        pairs = slice(2 * i, 2 * i + 2)
+        plots.set_rope_arrows(
+            self.arrows,
+            self.q[0, pairs],
+            self.k[0, pairs],
+            self.rotated(self.q, m)[pairs],
+            self.rotated(self.k, n)[pairs],
+        )
+        score = self.score(m, n)
+        self.marker.set_data([n - m], [score])
+        self.status.value = (
+            f"m={m}, n={n}, offset n-m={n - m}: score = {score:+.6f}  "
+            f"(pair {i} turns {self.base ** (-2 * i / self.q.shape[1]):.4f} "
+            f"rad per position)"
+        )
+        self.live.render()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.box)
+
+
+class AlibiExplorer:
+    """Chapter 5: head (slope) and query position. Top: the bias -m·(i - j) over keys j <= i.
+    Bottom: the attention weights over keys with and without the bias, for fixed random q, k."""
+
+    def __init__(self, seq_len=32, n_heads=8, d_k=16, seed=0):
+        from .alibi import alibi_bias
+        from .attention import causal_mask, softmax
+
+        rng = np.random.default_rng(seed)
+        q, k = rng.normal(size=(seq_len, d_k)), rng.normal(size=(seq_len, d_k))
+        scores = q @ k.T / np.sqrt(d_k)
+        visible = causal_mask(seq_len)
+        self.bias = alibi_bias(seq_len, n_heads)
+        self.slopes = -self.bias[:, 1, 0]
+        self.plain = softmax(np.where(visible, scores, -np.inf))
+        self.biased = softmax(np.where(visible, scores + self.bias, -np.inf))
+        self.head = _slider("head", 0, 0, n_heads - 1)
+        self.query = _slider("query position i", seq_len - 1, 0, seq_len - 1)
+        self.status = widgets.Label()
+        self.live = LiveFigure(figsize=(8, 4.4))
+        ax_bias, ax_w = self.live.fig.subplots(2, 1, sharex=True)
+        keys = np.arange(seq_len)
+        (self.bias_line,) = ax_bias.plot(keys, keys * 0.0, "o-", color="C3", ms=3)
+        ax_bias.set(
+            ylabel="bias",
+            ylim=(-0.5 * (seq_len - 1) - 0.5, 0.5),
+            title="ALiBi bias −m·(i − j) on each key",
+        )
+        (self.plain_line,) = ax_w.plot(
+            keys, keys * 0.0, "s--", color="0.5", ms=3, label="without ALiBi"
+        )
+        (self.biased_line,) = ax_w.plot(
+            keys, keys * 0.0, "o-", color="C0", ms=3, label="with ALiBi"
+        )
+        ax_w.set(xlabel="key position j", ylabel="attention weight", ylim=(0, 1.02))
+        ax_w.legend(loc="upper left", fontsize="small")
+        self.live.animate(self.bias_line, self.plain_line, self.biased_line)
+        for control in (self.head, self.query):
+            control.observe(self.step, names="value")
+        self.step()
+        self.box = widgets.VBox(
+            [widgets.HBox([self.head, self.query]), self.live.image, self.status]
+        )
+
+    def step(self, change=None):
+        h, i = self.head.value, self.query.value
+        hidden = np.arange(self.bias.shape[-1]) > i
+        self.bias_line.set_ydata(np.where(hidden, np.nan, self.bias[h, i]))
+        self.plain_line.set_ydata(np.where(hidden, np.nan, self.plain[i]))
+        self.biased_line.set_ydata(np.where(hidden, np.nan, self.biased[h, i]))
+        nearest = self.biased[h, i, max(i - 3, 0) : i + 1].sum()
+        self.status.value = (
+            f"head {h}: slope m = {self.slopes[h]:.4g}; query {i}: the 4 "
+            f"nearest keys get {nearest:.0%} of the weight with ALiBi, "
+            f"{self.plain[i, max(i - 3, 0) : i + 1].sum():.0%} without"
+        )
+        self.live.render()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.box)

@@ -41,6 +41,8 @@ def _arg(value):
     """A short description of an argument for feedback: arrays by shape, the rest by repr."""
     if isinstance(value, np.ndarray):
         return f"<array of shape {value.shape}>"
+    if isinstance(value, (list, tuple)) and len(value) > 8:
+        return f"<{type(value).__name__} of {len(value)} items>"
     return repr(value)
 
 
