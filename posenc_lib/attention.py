@@ -87,7 +87,7 @@ def _check_broadcast(name, value, scores_shape, dtype):
     return value
 
 
-def self_attention(x, w_q, w_k, w_v, *, mask=None, bias=None):
+def self_attention(x, w_q, w_k, w_v, *, mask=None, bias=None, rotate=None):
     """One head of scaled dot-product self-attention.
 
     ``weights = softmax(q k^T / sqrt(d_k) + bias)`` with masked-out scores set to ``-inf``,
@@ -103,6 +103,8 @@ def self_attention(x, w_q, w_k, w_v, *, mask=None, bias=None):
         True where query i may attend to key j (see `causal_mask`).
     bias : array_like, broadcastable to (..., T, T), optional
         Added to the scaled scores before the softmax (ALiBi feeds in here).
+    rotate : callable, optional
+        Applied to the queries and to the keys before the scores (RoPE: ``rotate=apply_rope``).
 
     Returns
     -------
@@ -122,6 +124,8 @@ def self_attention(x, w_q, w_k, w_v, *, mask=None, bias=None):
     x = check_array("self_attention", "x", x, min_ndim=2)
     w_q, w_k, w_v = _check_weights(x, w_q, w_k, w_v)
     q, k, v = x @ w_q, x @ w_k, x @ w_v
+    if rotate is not None:
+        q, k = rotate(q), rotate(k)
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(w_k.shape[1])
     if bias is not None:
         scores = scores + _check_broadcast("bias", bias, scores.shape, float)
@@ -294,3 +298,25 @@ def compare_orders(sentence_a, sentence_b, w_q, w_k, w_v, *, positions=False, ca
         token_gap,
         float(np.max(np.abs(pooled_a - pooled_b))),
     )
+
+
+def embed_token_ids(ids, d_model, *, seed=0):
+    """Toy embedding-table lookup for integer token ids, shape (T, d_model).
+
+    Row ``id`` is drawn from a generator seeded by (``seed``, id), so the table never has to
+    exist in full: a 50,257 x 768 table would take 300 MB. Entries have standard deviation
+    1 / sqrt(d_model), as a freshly initialised table would.
+
+    Examples
+    --------
+    >>> embed_token_ids([1024, 8453, 291], 768).shape
+    (3, 768)
+    """
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer) or np.any(ids < 0):
+        raise ValueError(
+            f"embed_token_ids: ids must be a 1-D list of non-negative integers, got {ids.tolist()}"
+        )
+    d_model = check_int("embed_token_ids", "d_model", d_model, minimum=1)
+    rows = [np.random.default_rng([seed, int(i)]).normal(0, d_model**-0.5, d_model) for i in ids]
+    return np.array(rows).reshape(len(rows), d_model)

@@ -216,3 +216,26 @@ def test_bad_input_raises_a_value_error_that_names_the_argument(call, message):
 def test_wrong_types_raise_a_type_error_that_names_the_argument(call, message):
     with pytest.raises(TypeError, match=message):
         call()
+
+
+def test_rotate_is_applied_to_queries_and_keys_only():
+    from posenc_lib import apply_rope
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(6, 4))
+    w = [rng.normal(size=(4, 4)) for _ in range(3)]
+    out, weights = self_attention(x, *w, rotate=apply_rope)
+    q, k = apply_rope(x @ w[0]), apply_rope(x @ w[1])
+    expected = softmax(q @ k.T / 2.0)
+    np.testing.assert_allclose(weights, expected)
+    np.testing.assert_allclose(out, expected @ (x @ w[2]))
+
+
+def test_embed_token_ids_is_a_consistent_lookup():
+    from posenc_lib.attention import embed_token_ids
+
+    a = embed_token_ids([5, 7, 5], 16)
+    np.testing.assert_array_equal(a[0], a[2])
+    np.testing.assert_array_equal(a[1], embed_token_ids([7], 16)[0])
+    with pytest.raises(ValueError, match="non-negative integers"):
+        embed_token_ids([1.5], 4)

@@ -162,3 +162,16 @@ def test_choice_answers_are_matched_loosely_and_explained():
     assert exercise.evaluate(" TRUE ").message == "yes because"
     assert not exercise.evaluate(False).passed
     assert "answer with one of True, False" in exercise.evaluate("maybe").message
+
+
+CHOICES = [(c, e) for c, e in EXERCISES if isinstance(e, ChoiceExercise)]
+
+
+@pytest.mark.parametrize(
+    ("chapter", "exercise"), CHOICES, ids=[f"{c}.{e.name}" for c, e in CHOICES]
+)
+def test_every_question_has_exactly_one_right_answer_and_explains_every_option(chapter, exercise):
+    outcomes = {option: exercise.evaluate(option) for option in exercise.options}
+    assert [o for o, f in outcomes.items() if f.passed] == [exercise.correct]
+    assert all(len(f.message) > 20 for f in outcomes.values())
+    assert not exercise.labels or set(exercise.labels) == set(exercise.options)

@@ -92,3 +92,50 @@ def test_changing_the_base_changes_the_slow_hands(sinusoidal_explorer):
     slow = e.hands[-1].get_xydata().copy()
     e.base.value = 100.0
     assert not np.allclose(e.hands[-1].get_xydata(), slow)
+
+
+def test_quiz_grades_the_selected_option_and_keeps_score():
+    from posenc_lib.exercises import ch07
+    from posenc_lib.widgets import Quiz
+
+    quiz = Quiz(ch07.QUESTIONS[:2])
+    assert quiz.check(0).passed is False  # nothing selected yet: feedback, not a crash
+    quiz.choices[0].value = "a"
+    assert quiz.check(0).passed
+    assert "Right" in quiz.feedback[0].value
+    quiz.choices[1].value = "true"
+    assert not quiz.check(1).passed
+    assert quiz.score.value == "1 of 2 right so far"
+
+
+def test_rope_explorer_marker_stays_put_when_both_positions_move_together():
+    from posenc_lib.widgets import RopeExplorer
+
+    e = RopeExplorer()
+    e.m.value, e.n.value = 3, 7
+    before = e.marker.get_xydata().copy()
+    e.m.value, e.n.value = 103, 107
+    np.testing.assert_allclose(e.marker.get_xydata(), before, atol=1e-9)
+    e.n.value = 20
+    assert not np.allclose(e.marker.get_xydata(), before)
+
+
+def test_alibi_explorer_shows_keys_up_to_the_query_and_the_heads_slope():
+    from posenc_lib.widgets import AlibiExplorer
+
+    e = AlibiExplorer(seq_len=16)
+    e.query.value = 5
+    shown = e.biased_line.get_ydata()
+    assert np.all(np.isnan(shown[6:])) and np.all(np.isfinite(shown[:6]))
+    e.head.value = 3
+    assert "m = 0.0625" in e.status.value
+
+
+def test_frame_slider_swaps_frames():
+    from posenc_lib.widgets import FrameSlider
+
+    frames = {0: np.zeros((3, 3)), 10: np.ones((3, 3))}
+    f = FrameSlider(frames, vmin=0, vmax=1)
+    f.slider.value = 10
+    np.testing.assert_array_equal(f.image.get_array(), np.ones((3, 3)))
+    assert f.caption.get_text() == "step 10"

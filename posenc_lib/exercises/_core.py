@@ -47,7 +47,9 @@ def _arg(value):
 
 
 def _fmt(x):
-    return f"{x:.6g}" if isinstance(x, (float, np.floating)) else repr(x)
+    """A number as a learner would write it: 0.540302, 786432, True."""
+    x = x.item() if isinstance(x, np.generic) else x
+    return f"{x:.6g}" if isinstance(x, float) else repr(x)
 
 
 def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"):
@@ -214,6 +216,7 @@ class ChoiceExercise(Exercise):
 
     options: dict = field(default_factory=dict)
     correct: object = None
+    labels: dict = field(default_factory=dict)  # option -> text shown in a quiz widget
 
     def grade(self, answer):
         key = {str(k).strip().lower(): k for k in self.options}
