@@ -190,7 +190,7 @@ def pyproject_dependencies():
 
 
 def conda_dependencies(text):
-    return [m.group(1) for m in re.finditer(r"^  - ([^\s:][^\n]*)$", text, re.M)]
+    return nbtools.environment_dependencies(text)
 
 
 def environment_mismatches(text):

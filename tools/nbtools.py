@@ -72,6 +72,12 @@ BADGE_RE = re.compile(r"^\[!\[Open In Colab\].*$", re.M)
 REPO_RE = re.compile(r'^(\s*REPO = )"[^"]*"', re.M)
 
 
+def environment_dependencies(text):
+    """The entries under `dependencies:` of an environment.yml (conda names and pins)."""
+    block = text.split("dependencies:", 1)[1]
+    return re.findall(r"^  - ([^\s:][^\n]*)$", block, re.M)
+
+
 def notebooks(paths=()):
     return [Path(p) for p in paths] or sorted(NOTEBOOKS.glob("*.ipynb"))
 

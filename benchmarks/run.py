@@ -1,0 +1,318 @@
+"""What a learner waits for, measured: `make bench` (or `python benchmarks/run.py`).
+
+Writes benchmarks/results.json and benchmarks/RESULTS.md. Every figure is a median with its
+min-max over repeated runs; ratios compare two timings taken on the same machine. Nothing here is
+asserted: machines are noisy, so tests only check that this script runs (--tiny).
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+GOALS = {
+    "sinusoidal_vs_floor_ratio": "<= 1.5",
+    "slider_ms_median": "<= 25 ms per step",
+    "notebook_run_s": "<= 10 s (chapters 0-5, 7), <= 60 s (chapter 6)",
+    "notebook_peak_mb": "<= 500 MB",
+    "import_s": "<= 0.5 s",
+}
+
+
+def timings(fn, repeats, number=1):
+    """Seconds per call: a list of `repeats` measurements, each the mean of `number` calls."""
+    fn()  # warm up
+    out = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        out.append((time.perf_counter() - start) / number)
+    return out
+
+
+def summary(values, scale=1.0, digits=3):
+    values = [v * scale for v in values]
+    return {
+        "median": round(statistics.median(values), digits),
+        "min": round(min(values), digits),
+        "max": round(max(values), digits),
+        "n": len(values),
+    }
+
+
+def bench_sinusoidal(repeats):
+    from posenc_lib.sinusoidal import frequencies, sinusoidal_positions, sinusoidal_positions_loop
+
+    loop_ratio, floor_ratio = {}, {}
+    for t, d in ((512, 128), (2048, 512)):
+        fast = timings(lambda t=t, d=d: sinusoidal_positions(t, d), repeats, number=5)
+        loop = timings(lambda t=t, d=d: sinusoidal_positions_loop(t, d), max(3, repeats // 4))
+        angles = np.outer(np.arange(t, dtype=float), frequencies(d))
+        table = np.empty((t, d))
+
+        def floor(angles=angles, table=table):
+            np.sin(angles, out=table[:, 0::2])
+            np.cos(angles, out=table[:, 1::2])
+
+        floor_times = timings(floor, repeats, number=5)
+        key = f"{t}x{d}"
+        loop_ratio[key] = round(statistics.median(loop) / statistics.median(fast), 1)
+        floor_ratio[key] = round(statistics.median(fast) / statistics.median(floor_times), 2)
+    return loop_ratio, floor_ratio
+
+
+def bench_sliders(steps):
+    """Kernel-side cost of one slider step per widget: set the value, the observer redraws."""
+    from posenc_lib import experiments, widgets
+
+    rng = np.random.default_rng(0)
+    _, models = experiments.run_study(
+        tasks=("lookback-3",), schemes=("rope",), steps=3, progress=False, keep_models=True
+    )
+    cases = {
+        "HelloSlider (ch 00)": (widgets.HelloSlider, lambda w: w.position, range(0, 21)),
+        "OrderExplorer (ch 01, a checkbox)": (
+            lambda: widgets.OrderExplorer(*(rng.normal(0, 0.7, (8, 8)) for _ in range(3))),
+            lambda w: w.causal,
+            [True, False],
+        ),
+        "SinusoidalExplorer position (ch 02)": (
+            widgets.SinusoidalExplorer,
+            lambda w: w.position,
+            range(0, 100),
+        ),
+        "SinusoidalExplorer pair (ch 02)": (widgets.SinusoidalExplorer, lambda w: w.pair, range(8)),
+        "FrameSlider (ch 03)": (
+            lambda: widgets.FrameSlider({k: rng.random((64, 64)) for k in range(0, 325, 25)}),
+            lambda w: w.slider,
+            list(range(0, 325, 25)),
+        ),
+        "RopeExplorer (ch 04)": (widgets.RopeExplorer, lambda w: w.m, range(0, 121)),
+        "AlibiExplorer (ch 05)": (widgets.AlibiExplorer, lambda w: w.query, range(0, 32)),
+        "AttentionInspector head (ch 06)": (
+            lambda: widgets.AttentionInspector(models, experiments.TASKS),
+            lambda w: w.head,
+            range(4),
+        ),
+    }
+    out = {}
+    for name, (make, control_of, values) in cases.items():
+        widget = make()
+        control = control_of(widget)
+        values = list(values)
+        times = []
+        for n in range(steps + 1):
+            value = values[(n + 1) % len(values)]
+            if value == control.value:
+                value = values[(n + 2) % len(values)]
+            start = time.perf_counter()
+            control.value = value
+            times.append(time.perf_counter() - start)
+        out[name] = summary(times[1:], scale=1000, digits=1)  # the first step warms caches
+    return out
+
+
+def bench_notebooks(names):
+    """Restart-and-Run-All wall time and the kernel's peak memory, per notebook."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    probe = (
+        "import resource\n"
+        "print(max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
+        " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))"
+    )
+    run_s, peak_mb = {}, {}
+    for path in names:
+        nb = nbformat.read(path, as_version=4)
+        nb.cells.append(nbformat.v4.new_code_cell(probe))
+        client = NotebookClient(
+            nb,
+            timeout=900,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+        )
+        start = time.perf_counter()
+        client.execute()
+        run_s[path.name] = round(time.perf_counter() - start, 1)
+        peak_kb = int(nb.cells[-1].outputs[0]["text"].strip())
+        peak_mb[path.name] = round(peak_kb / 1024, 0)
+    return run_s, peak_mb
+
+
+def bench_training(steps):
+    from posenc_lib import experiments
+    from posenc_lib.model import SCHEMES, ModelConfig, train
+    from posenc_lib.tasks import lookback
+
+    out = {}
+    batch, length = experiments.TRAIN["batch_size"], 32
+    for scheme in SCHEMES:
+        config = ModelConfig(vocab_size=16, scheme=scheme, **experiments.MODEL)
+        times = timings(
+            lambda config=config: train(
+                config, lookback(3), steps=steps, batch_size=batch, length=length, progress=False
+            ),
+            3,
+        )
+        out[scheme] = summary([steps * batch * length / t for t in times], digits=0)
+    return out
+
+
+def bench_import(repeats):
+    def run(code):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return time.perf_counter() - start
+
+    base = [run("pass") for _ in range(repeats)]
+    full = [run("import posenc_lib") for _ in range(repeats)]
+    return summary([f - statistics.median(base) for f in full])
+
+
+def machine():
+    cpu = platform.processor() or "unknown"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    import matplotlib
+    import numpy
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "matplotlib": matplotlib.__version__,
+        "platform": platform.platform(),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def markdown(results):
+    m = results["machine"]
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Written by `make bench` on {m['date']}: {m['cpu']}, {m['cores']} cores, Python "
+        f"{m['python']}, numpy {m['numpy']}, matplotlib {m['matplotlib']}. Medians with min-max "
+        "over repeated runs; ratios of medians.",
+        "",
+        "## Sinusoidal table",
+        "",
+        "| size | article's double loop / library | library / floor (sin + cos only) |",
+        "|---|---|---|",
+    ]
+    for key, ratio in results["sinusoidal_vs_seed_loop_ratio"].items():
+        lines.append(f"| {key} | {ratio}x | {results['sinusoidal_vs_floor_ratio'][key]} |")
+    lines += [
+        "",
+        "## One slider step, in the kernel (ms)",
+        "",
+        "| widget | median | min-max |",
+        "|---|---|---|",
+    ]
+    for name, s in results["slider_ms_median"].items():
+        lines.append(f"| {name} | {s['median']} | {s['min']}-{s['max']} |")
+    if results.get("browser_slider_to_image_ms"):
+        lines += [
+            "",
+            "## Key press to new image, in the browser (ms)",
+            "",
+            "Measured by the browser tests (JupyterLab in headless Chromium, kernel on the same "
+            "machine): the kernel step plus the websocket round trip and image decoding.",
+            "",
+            "| notebook | median | min-max |",
+            "|---|---|---|",
+        ]
+        for name, s in results["browser_slider_to_image_ms"].items():
+            lines.append(f"| {name} | {s['median']} | {s['min']}-{s['max']} |")
+    if results.get("notebook_run_s"):
+        lines += [
+            "",
+            "## Restart and Run All",
+            "",
+            "| notebook | wall time (s) | kernel peak RSS (MB) |",
+            "|---|---|---|",
+        ]
+        for name, seconds in results["notebook_run_s"].items():
+            lines.append(f"| {name} | {seconds} | {results['notebook_peak_mb'][name]:.0f} |")
+    lines += [
+        "",
+        "## Training throughput (chapter 6 settings)",
+        "",
+        "| scheme | tokens per second (median) | min-max |",
+        "|---|---|---|",
+    ]
+    for scheme, s in results["train_tokens_per_s"].items():
+        lines.append(f"| {scheme} | {s['median']:,.0f} | {s['min']:,.0f}-{s['max']:,.0f} |")
+    imp = results["import_s"]
+    lines += [
+        "",
+        "## Import",
+        "",
+        f"`import posenc_lib` in a fresh interpreter, beyond Python's own "
+        f"start-up: median {imp['median']} s (min-max {imp['min']}-{imp['max']}).",
+        "",
+        "## Goals",
+        "",
+    ]
+    lines += [f"- `{key}`: {goal}" for key, goal in GOALS.items()]
+    if results.get("notes"):
+        lines += ["", "## Notes", "", results["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tiny", action="store_true", help="a seconds-long smoke run (tests)")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks")
+    parser.add_argument("--notes", type=Path, default=ROOT / "benchmarks" / "NOTES.md")
+    args = parser.parse_args(argv)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    repeats = 3 if args.tiny else 15
+    results = {"machine": machine(), "goals": GOALS}
+    loop, floor = bench_sinusoidal(repeats)
+    results["sinusoidal_vs_seed_loop_ratio"] = loop
+    results["sinusoidal_vs_floor_ratio"] = floor
+    results["slider_ms_median"] = bench_sliders(5 if args.tiny else 40)
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    run_s, peak = bench_notebooks(notebooks[:1] if args.tiny else notebooks)
+    results["notebook_run_s"], results["notebook_peak_mb"] = run_s, peak
+    results["train_tokens_per_s"] = bench_training(3 if args.tiny else 40)
+    results["import_s"] = bench_import(3 if args.tiny else 10)
+    browser = ROOT / "tests" / "artifacts" / "browser" / "latency.json"
+    if browser.exists():
+        measured = json.loads(browser.read_text())
+        results["browser_slider_to_image_ms"] = {
+            name: summary([v for v in values if v is not None], digits=0)
+            for name, values in measured.items()
+            if any(v is not None for v in values)
+        }
+    if args.notes.exists():
+        results["notes"] = args.notes.read_text().strip()
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    (args.out / "RESULTS.md").write_text(markdown(results))
+    print(markdown(results))
+
+
+if __name__ == "__main__":
+    main()
