@@ -6,7 +6,7 @@ from importlib import metadata
 
 MINIMUM_VERSIONS = {
     "numpy": "1.23",
-    "matplotlib": "3.6",
+    "matplotlib": "3.7",
     "ipywidgets": "7.6.5",
     "autograd": "1.6.2",
     "tqdm": "4.62",

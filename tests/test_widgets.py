@@ -139,3 +139,26 @@ def test_frame_slider_swaps_frames():
     f.slider.value = 10
     np.testing.assert_array_equal(f.image.get_array(), np.ones((3, 3)))
     assert f.caption.get_text() == "step 10"
+
+
+def test_attention_inspector_switches_models_lengths_and_heads():
+    from posenc_lib import experiments
+    from posenc_lib.widgets import AttentionInspector
+
+    _, models = experiments.run_study(
+        tasks=("lookback-3",),
+        schemes=("learned", "rope"),
+        steps=2,
+        progress=False,
+        keep_models=True,
+    )
+    inspector = AttentionInspector(models, experiments.TASKS, lengths=(32, 64))
+    assert inspector.scheme.value == "rope" and inspector.image.get_array().shape == (64, 64)
+    first = inspector.image.get_array().copy()
+    inspector.head.value = 1
+    assert not np.allclose(inspector.image.get_array(), first)
+    inspector.length.value = 32
+    assert inspector.image.get_array().shape == (32, 32)
+    inspector.scheme.value = "learned"
+    inspector.length.value = 64
+    assert "has no vectors for positions 32..63" in inspector.status.value
