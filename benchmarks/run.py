@@ -204,6 +204,16 @@ def machine():
     }
 
 
+def spread_table(title, label, rows, note=None):
+    """A markdown section: one row per name with the median and the min-max of its summary."""
+    lines = ["", f"## {title}", ""] + ([note, ""] if note else [])
+    lines += [f"| {label} | median | min-max |", "|---|---|---|"]
+    lines += [
+        f"| {name} | {s['median']:,} | {s['min']:,}-{s['max']:,} |" for name, s in rows.items()
+    ]
+    return lines
+
+
 def markdown(results):
     m = results["machine"]
     lines = [
@@ -220,28 +230,17 @@ def markdown(results):
     ]
     for key, ratio in results["sinusoidal_vs_seed_loop_ratio"].items():
         lines.append(f"| {key} | {ratio}x | {results['sinusoidal_vs_floor_ratio'][key]} |")
-    lines += [
-        "",
-        "## One slider step, in the kernel (ms)",
-        "",
-        "| widget | median | min-max |",
-        "|---|---|---|",
-    ]
-    for name, s in results["slider_ms_median"].items():
-        lines.append(f"| {name} | {s['median']} | {s['min']}-{s['max']} |")
+    lines += spread_table(
+        "One slider step, in the kernel (ms)", "widget", results["slider_ms_median"]
+    )
     if results.get("browser_slider_to_image_ms"):
-        lines += [
-            "",
-            "## Key press to new image, in the browser (ms)",
-            "",
+        lines += spread_table(
+            "Key press to new image, in the browser (ms)",
+            "notebook",
+            results["browser_slider_to_image_ms"],
             "Measured by the browser tests (JupyterLab in headless Chromium, kernel on the same "
             "machine): the kernel step plus the websocket round trip and image decoding.",
-            "",
-            "| notebook | median | min-max |",
-            "|---|---|---|",
-        ]
-        for name, s in results["browser_slider_to_image_ms"].items():
-            lines.append(f"| {name} | {s['median']} | {s['min']}-{s['max']} |")
+        )
     if results.get("notebook_run_s"):
         lines += [
             "",
@@ -252,15 +251,11 @@ def markdown(results):
         ]
         for name, seconds in results["notebook_run_s"].items():
             lines.append(f"| {name} | {seconds} | {results['notebook_peak_mb'][name]:.0f} |")
-    lines += [
-        "",
-        "## Training throughput (chapter 6 settings)",
-        "",
-        "| scheme | tokens per second (median) | min-max |",
-        "|---|---|---|",
-    ]
-    for scheme, s in results["train_tokens_per_s"].items():
-        lines.append(f"| {scheme} | {s['median']:,.0f} | {s['min']:,.0f}-{s['max']:,.0f} |")
+    lines += spread_table(
+        "Training throughput (chapter 6 settings), tokens per second",
+        "scheme",
+        results["train_tokens_per_s"],
+    )
     imp = results["import_s"]
     lines += [
         "",

@@ -81,6 +81,17 @@ class LiveFigure:
         return PNG(buffer.getvalue())
 
 
+class Explorer:
+    """Base of the course's widgets: each builds ``self.box`` and shows it when displayed."""
+
+    box = None
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.box)
+
+
 def _slider(description, value, low, high, step=1, **kw):
     cls = widgets.IntSlider if isinstance(step, int) else widgets.FloatSlider
     return cls(
@@ -95,7 +106,7 @@ def _slider(description, value, low, high, step=1, **kw):
     )
 
 
-class HelloSlider:
+class HelloSlider(Explorer):
     """Chapter 0's widget check: one slider turns one clock hand."""
 
     def __init__(self):
@@ -111,11 +122,6 @@ class HelloSlider:
             f"position {self.position.value}: the fastest hand has turned {angle:.2f} rad "
             f"= {np.degrees(angle) % 360:.0f} degrees round its clock"
         )
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.box)
 
 
 def draw_order_comparison(axes, comparison, title_a="sentence A", title_b="sentence B"):
@@ -154,7 +160,7 @@ def describe_comparison(comparison):
     return f"{tokens};  max |vector_A - vector_B| = {comparison.pooled_gap:.1e}"
 
 
-class OrderExplorer:
+class OrderExplorer(Explorer):
     """Type two sentences (or shuffle the first), toggle positions and the causal mask, and watch
     both attention patterns and the two sentence vectors."""
 
@@ -227,13 +233,8 @@ class OrderExplorer:
         self.status.value = describe_comparison(comparison)
         self.live.render(full=full)
 
-    def _ipython_display_(self):
-        from IPython.display import display
 
-        display(self.box)
-
-
-class SinusoidalExplorer:
+class SinusoidalExplorer(Explorer):
     """Chapter 2's explorer: sliders for position, pair, d_model and base.
 
     Top: the selected pair's clock (red), then eight clocks for evenly spaced pairs from the
@@ -347,13 +348,8 @@ class SinusoidalExplorer:
         self.pair.value = min(self.pair.value, self.d_model.value // 2 - 1)
         self._build()
 
-    def _ipython_display_(self):
-        from IPython.display import display
 
-        display(self.box)
-
-
-class AttentionInspector:
+class AttentionInspector(Explorer):
     """Chapter 6: pick a task, a scheme, an evaluation length and a head, and see where each
     query of one test sequence attends. Models come from ``run_study(..., keep_models=True)``.
     """
@@ -432,13 +428,8 @@ class AttentionInspector:
             self.image.set_data(self.maps[0][0, self.head.value])
         self.live.render(full=True)
 
-    def _ipython_display_(self):
-        from IPython.display import display
 
-        display(self.box)
-
-
-class FrameSlider:
+class FrameSlider(Explorer):
     """A slider over precomputed matrices (for example a similarity matrix at several training
     steps): moving it swaps the image's data, nothing else."""
 
@@ -463,13 +454,8 @@ class FrameSlider:
         self.caption.set_text(self.title.format(key=self.slider.value))
         self.live.render()
 
-    def _ipython_display_(self):
-        from IPython.display import display
 
-        display(self.box)
-
-
-class RopeExplorer:
+class RopeExplorer(Explorer):
     """Chapter 4: query position m, key position n and pair i. Left: pair i of q and k, drawn
     before (faint) and after rotation. Right: the score q_m . k_n against the offset n - m, a
     fixed curve, with a marker at the current offset: move m and n together and it stays put."""
@@ -528,13 +514,8 @@ class RopeExplorer:
         )
         self.live.render()
 
-    def _ipython_display_(self):
-        from IPython.display import display
 
-        display(self.box)
-
-
-class AlibiExplorer:
+class AlibiExplorer(Explorer):
     """Chapter 5: head (slope) and query position. Top: the bias -m·(i - j) over keys j <= i.
     Bottom: the attention weights over keys with and without the bias, for fixed random q, k."""
 
@@ -592,13 +573,8 @@ class AlibiExplorer:
         )
         self.live.render()
 
-    def _ipython_display_(self):
-        from IPython.display import display
 
-        display(self.box)
-
-
-class Quiz:
+class Quiz(Explorer):
     """Multiple-choice questions (ChoiceExercises with labels), each with a Check button that
     explains the answer, right or wrong."""
 
@@ -639,8 +615,3 @@ class Quiz:
         ]
         self.score.value = f"{sum(answered)} of {len(answered)} right so far"
         return result
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.box)
