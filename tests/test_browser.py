@@ -75,11 +75,13 @@ def lab(tmp_path_factory, browser):
     root = tmp_path_factory.mktemp("lab")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     # User settings for this server only: render every cell (JupyterLab 4 otherwise renders
-    # off-screen cells lazily, hiding their outputs from the page) and no news pop-up.
+    # off-screen cells lazily, hiding their outputs from the page), no news pop-up, and no
+    # autosave (it could race the test's own save over the same temporary file).
     settings = root / "settings"
     for plugin, values in {
         "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
         "@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},
+        "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
     }.items():
         path = settings / f"{plugin}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -150,7 +152,11 @@ def saved_errors(page, lab, name):
     page.keyboard.press("Control+s")
     deadline = time.time() + 30
     while True:
-        model = page.request.get(f"{lab}/api/contents/{name}?content=1").json()
+        response = page.request.get(f"{lab}/api/contents/{name}?content=1")
+        assert response.ok, (
+            f"{name}: the contents API answered {response.status} {response.text()[:300]}"
+        )
+        model = response.json()
         cells = [
             c for c in model["content"]["cells"] if c["cell_type"] == "code" and c["source"].strip()
         ]
