@@ -49,17 +49,6 @@ def test_an_error_output_fails_the_run_check():
     assert any("error output ValueError: bad" in p for p in problems)
 
 
-def test_an_error_is_allowed_only_in_a_cell_marked_and_tagged_to_raise():
-    nb = tiny_notebook(error=True)
-    cell = nb.cells[-1]
-    cell.source = "# NBVAL_RAISES_EXCEPTION\n# (shows the error)\nraise ValueError('bad')"
-    assert nbtools.run_problems(nb, "x.ipynb")  # marked for nbval but not tagged for nbclient
-    cell.metadata["tags"] = ["raises-exception"]
-    assert nbtools.run_problems(nb, "x.ipynb") == []
-    cell.source = "raise ValueError('bad')"
-    assert nbtools.run_problems(nb, "x.ipynb")  # tagged but not marked
-
-
 def test_oversized_notebooks_fail_the_size_check(tmp_path):
     big = tmp_path / "big.ipynb"
     big.write_bytes(b" " * (nbtools.MAX_NOTEBOOK_BYTES + 1))

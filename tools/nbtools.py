@@ -123,15 +123,9 @@ def run_problems(nb, name):
         problems.append(f"{name}: execution counts {counts[:10]} are not 1..{len(code)}")
     for cell in code:
         for out in cell.get("outputs", []):
-            if out.get("output_type") == "error" and not meant_to_raise(cell):
+            if out.get("output_type") == "error":
                 problems.append(f"{name}: error output {out.get('ename')}: {out.get('evalue')}")
     return problems
-
-
-def meant_to_raise(cell):
-    """A cell that demonstrates an error: marked for nbval and tagged for nbclient."""
-    marked = any(line.strip() == "# NBVAL_RAISES_EXCEPTION" for line in cell.source.splitlines())
-    return marked and "raises-exception" in cell.get("metadata", {}).get("tags", [])
 
 
 def size_problems(paths):
