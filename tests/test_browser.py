@@ -151,19 +151,24 @@ def saved_errors(page, lab, name):
     """
     page.keyboard.press("Control+s")
     deadline = time.time() + 30
-    while True:
+    cells, problem = [], "no answer yet"
+    while time.time() < deadline:
+        # The save is asynchronous: until it completes the file may be the old one, or half
+        # written (the server then answers 400), so read again until every cell has run.
         response = page.request.get(f"{lab}/api/contents/{name}?content=1")
-        assert response.ok, (
-            f"{name}: the contents API answered {response.status} {response.text()[:300]}"
-        )
-        model = response.json()
-        cells = [
-            c for c in model["content"]["cells"] if c["cell_type"] == "code" and c["source"].strip()
-        ]
-        if all(c.get("execution_count") for c in cells) or time.time() > deadline:
-            break
+        if response.ok:
+            content = response.json()["content"]
+            cells = [
+                c for c in content["cells"] if c["cell_type"] == "code" and c["source"].strip()
+            ]
+            if all(c.get("execution_count") for c in cells):
+                break
+            problem = "the saved file has cells that did not run"
+        else:
+            problem = f"the contents API answered {response.status} {response.text()[:300]}"
         page.wait_for_timeout(500)
-    assert all(c.get("execution_count") for c in cells), f"{name}: not every cell ran"
+    else:
+        pytest.fail(f"{name}: {problem}")
     return [
         f"{out['ename']}: {out['evalue']}"
         for c in cells
