@@ -80,6 +80,24 @@ def test_sync_links_rewrites_badges_and_the_setup_cell():
     assert not nbtools.sync_links(nb, "x.ipynb", URL)
 
 
+def test_a_text_source_that_differs_from_its_notebook_fails_the_pair_check(tmp_path):
+    import jupytext
+
+    path = tmp_path / "x.ipynb"
+    nbformat.write(tiny_notebook(), path)
+    jupytext.write(tiny_notebook(), nbtools.text_source(path), fmt="md:myst")
+    assert nbtools.pair_problems(path) == []
+    edited = tiny_notebook()
+    edited.cells[1].source = "print(42)"
+    jupytext.write(edited, nbtools.text_source(path), fmt="md:myst")
+    assert "cells differ" in nbtools.pair_problems(path)[0]
+    assert nbtools.sync_from_text(path)
+    assert nbtools.pair_problems(path) == []
+    assert read(path).cells[2].outputs, "an unchanged cell keeps its outputs"
+    nbtools.text_source(path).unlink()
+    assert "no text source" in nbtools.pair_problems(path)[0]
+
+
 # -- the committed notebooks obey them ------------------------------------------------------------
 
 
@@ -91,6 +109,11 @@ def test_committed_notebook_is_a_fresh_run_without_errors(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_committed_notebook_links_agree_with_the_repository_url(path):
     assert nbtools.link_problems(read(path), path.name, URL) == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_notebook_matches_its_text_source(path):
+    assert nbtools.pair_problems(path) == []
 
 
 def test_committed_notebooks_are_within_size_limits():

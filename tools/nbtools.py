@@ -1,11 +1,13 @@
 """Maintenance of the course notebooks.
 
-    python tools/nbtools.py run [NOTEBOOK ...]    execute in a fresh kernel, write outputs in place
+    python tools/nbtools.py sync [NOTEBOOK ...]   write each text source (NN_name.md) into its .ipynb
+    python tools/nbtools.py run [NOTEBOOK ...]    sync, then execute in a fresh kernel, write outputs
     python tools/nbtools.py sync-links [NB ...]   rewrite badges and Colab setup cells from pyproject
     python tools/nbtools.py check [NB ...]        report stale, erroring or oversized notebooks
 
 Without NOTEBOOK arguments every notebook under notebooks/ is processed. `make notebooks` runs
-`sync-links` then `run`.
+`sync-links` then `run`. The MyST markdown file beside each notebook is its source (jupytext
+pairing, configured in pyproject.toml): edit the .md, never the .ipynb's cells.
 """
 
 import argparse
@@ -80,6 +82,55 @@ def environment_dependencies(text):
 
 def notebooks(paths=()):
     return [Path(p) for p in paths] or sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def text_source(path):
+    """The paired MyST markdown source of notebook ``path`` (same name, ``.md``)."""
+    return Path(path).with_suffix(".md")
+
+
+def cell_signature(nb):
+    """What a text source and its notebook must agree on: each cell's type, source and tags."""
+    return [
+        (c.cell_type, c.source.strip(), tuple(c.get("metadata", {}).get("tags", [])))
+        for c in nb.cells
+    ]
+
+
+def pair_problems(path):
+    """Why notebook ``path`` and its text source disagree (empty list when they agree)."""
+    import jupytext
+
+    source = text_source(path)
+    if not source.exists():
+        return [f"{Path(path).name}: no text source {source.name} (jupytext pairing)"]
+    if cell_signature(jupytext.read(source)) != cell_signature(nbformat.read(path, as_version=4)):
+        return [
+            f"{Path(path).name}: cells differ from {source.name}; run `python tools/nbtools.py sync` "
+            f"(or `make notebooks`) after editing the text source"
+        ]
+    return []
+
+
+def sync_from_text(path):
+    """Write the cells of ``path``'s text source into the notebook, keeping matching outputs.
+
+    Returns True when the notebook's cells changed.
+    """
+    import jupytext
+
+    text = jupytext.read(text_source(path))
+    nb = nbformat.read(path, as_version=4)
+    if cell_signature(text) == cell_signature(nb):
+        return False
+    old = {cell.source: cell for cell in nb.cells if cell.cell_type == "code"}
+    for cell in text.cells:
+        if cell.cell_type == "code" and cell.source in old:
+            cell.outputs = old[cell.source].get("outputs", [])
+            cell.execution_count = old[cell.source].get("execution_count")
+    nb.cells = text.cells
+    nbformat.write(nb, path)
+    return True
 
 
 def sync_links(nb, name, url):
@@ -159,7 +210,7 @@ def execute(path, timeout=600):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["run", "sync-links", "check"])
+    parser.add_argument("command", choices=["run", "sync", "sync-links", "check"])
     parser.add_argument("notebooks", nargs="*")
     args = parser.parse_args(argv)
     paths = notebooks(args.notebooks)
@@ -169,24 +220,32 @@ def main(argv=None):
         if rewrite_urls(readme.read_text(), url) != readme.read_text():
             readme.write_text(rewrite_urls(readme.read_text(), url))
             print("updated links in README.md")
-        for path in paths:
-            nb = nbformat.read(path, as_version=4)
+        import jupytext
+
+        for path in paths:  # the text source is what maintainers edit; `sync` carries it over
+            source = text_source(path)
+            nb = jupytext.read(source)
             if sync_links(nb, path.name, url):
-                nbformat.write(nb, path)
-                print(f"updated links in {path.name}")
-    elif args.command == "run":
+                jupytext.write(nb, source, fmt="md:myst")
+                print(f"updated links in {source.name}")
+    if args.command in ("sync-links", "sync", "run"):
+        for path in paths:
+            if sync_from_text(path):
+                print(f"wrote {text_source(path).name} into {path.name}")
+    if args.command == "run":
         for path in paths:
             print(f"running {path.name} ...", flush=True)
             execute(path)
     problems = []
     if rewrite_urls((ROOT / "README.md").read_text(), url) != (ROOT / "README.md").read_text():
         problems.append("README.md: Colab/Binder links disagree with the repository URL")
-    if args.command != "sync-links":  # freshness and size are for `run` and `check`
+    fresh = args.command in ("run", "check")  # freshness and size are for `run` and `check`
+    if fresh:
         problems += size_problems(paths)
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        problems += link_problems(nb, path.name, url)
-        if args.command != "sync-links":
+        problems += link_problems(nb, path.name, url) + pair_problems(path)
+        if fresh:
             problems += run_problems(nb, path.name)
     print("\n".join(problems) or f"{len(paths)} notebooks are fresh, linked and within size")
     return 1 if problems else 0
