@@ -1,4 +1,4 @@
-"""Small notebook helpers: show library source, report the environment."""
+"""Small notebook helpers: show library source, print differences stably, report the environment."""
 
 import inspect
 import platform
@@ -21,6 +21,46 @@ def show_source(obj):
     from IPython.display import Code, display
 
     display(Code(inspect.getsource(obj), language="python"))
+
+
+ROUNDING_BOUND = 1e-12
+
+
+def format_difference(value, *, bound=ROUNDING_BOUND):
+    """A maximum absolute difference as a notebook prints it: the same text on every machine.
+
+    Below ``bound`` a difference is floating-point rounding, whose digits depend on the CPU's
+    summation order (2.2e-16 on one machine is 4.4e-16 on another), so it prints as a bound
+    that says what it means. Larger values print with three significant digits.
+
+    Parameters
+    ----------
+    value : float
+        A non-negative difference, e.g. ``np.max(np.abs(a - b))``.
+    bound : float
+        Differences below this are reported as rounding only.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_difference(2.2e-16)
+    '< 1e-12 (rounding only)'
+    >>> format_difference(0.0)
+    '< 1e-12 (rounding only)'
+    >>> format_difference(4.0349)
+    '4.03'
+    >>> format_difference(0.05412)
+    '0.0541'
+    """
+    value = float(value)
+    if not value >= 0:
+        raise ValueError(f"format_difference: value must be a number >= 0, got {value!r}")
+    if value < bound:
+        return f"< {bound:.0e} (rounding only)".replace("e-0", "e-")
+    return f"{value:.3g}"
 
 
 def _version_tuple(text):
