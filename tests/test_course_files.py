@@ -238,3 +238,12 @@ def test_every_nbval_exemption_says_why(path):
             if line.strip().startswith("# NBVAL_"):
                 reason = lines[n + 1].strip() if n + 1 < len(lines) else ""
                 assert reason.startswith("# ("), f"{path.name}: {line.strip()} without a reason"
+
+
+def test_docs_claims_lists_every_claims_test():
+    import claims
+
+    assert (ROOT / "docs" / "claims.md").read_text() == claims.render(), (
+        "docs/claims.md is out of date: run `python tools/claims.py`"
+    )
+    assert len(claims.claims()) >= 20
