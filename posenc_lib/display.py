@@ -4,13 +4,29 @@ import inspect
 import platform
 from importlib import metadata
 
-MINIMUM_VERSIONS = {
-    "numpy": "1.23",
-    "matplotlib": "3.7",
-    "ipywidgets": "7.6.5",
-    "autograd": "1.6.2",
-    "tqdm": "4.62",
-}
+
+def minimum_versions():
+    """The runtime dependencies and their lower bounds, as the installed package declares them.
+
+    Read from the package metadata (pyproject.toml's ``dependencies``), so there is one list.
+
+    Returns
+    -------
+    dict
+        Package name -> the lowest version allowed (the text after ``>=``).
+
+    Examples
+    --------
+    >>> minimum_versions()["numpy"]
+    '1.23'
+    """
+    bounds = {}
+    for requirement in metadata.requires("posenc-lib") or []:
+        spec, _, marker = requirement.partition(";")
+        name, _, minimum = spec.partition(">=")
+        if not marker.strip():  # extras (test, lab) are not needed to run the course
+            bounds[name.strip()] = minimum.strip()
+    return bounds
 
 
 def show_source(obj):
@@ -73,8 +89,9 @@ def _version_tuple(text):
 
 def environment_report():
     """Rows (package, installed version, minimum, ok) for Python and each runtime dependency."""
-    rows = [("python", platform.python_version(), "3.10", None)]
-    for name, minimum in MINIMUM_VERSIONS.items():
+    python_minimum = metadata.metadata("posenc-lib")["Requires-Python"].removeprefix(">=")
+    rows = [("python", platform.python_version(), python_minimum, None)]
+    for name, minimum in minimum_versions().items():
         try:
             version = metadata.version(name)
         except metadata.PackageNotFoundError:

@@ -16,7 +16,8 @@ class LearnedPositions:
     rng : numpy.random.Generator or int, optional
         Seeds the initial values (default: seed 0, so the table is reproducible).
     init_std : float
-        Standard deviation of the initial entries (GPT-2 and BERT use 0.02).
+        Standard deviation of the initial entries (OpenAI's GPT-2 code: 0.01 for positions;
+        BERT and Hugging Face's models: 0.02).
 
     Examples
     --------

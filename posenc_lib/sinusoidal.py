@@ -39,7 +39,7 @@ def sinusoidal_positions(seq_len, d_model, *, base=10000.0, dtype=np.float64):
     """The (seq_len, d_model) table PE with PE[p, 2i] = sin(p omega_i), PE[p, 2i+1] = cos(p omega_i).
 
     Interleaved layout, as in Vaswani et al. and both source articles; omega_i from
-    `frequencies`. For odd d_model the last column is a sin, as article 004's loop leaves it.
+    `frequencies`. For odd d_model the last column is a sin, as the double loop of the article "09. Positional Encoding" leaves it.
 
     Parameters
     ----------
@@ -119,7 +119,7 @@ def wavelengths(d_model, base=10000.0):
 
 
 def sinusoidal_positions_loop(seq_len, d_model, base=10000.0):
-    """The same table one entry at a time, the way article 004 writes it: a reference to check
+    """The same table one entry at a time, the way the article "09. Positional Encoding" writes it: a reference to check
     `sinusoidal_positions` against and to time it against (`make bench`).
 
     Examples

@@ -311,7 +311,9 @@ class SinusoidalExplorer(Explorer):
         )
         self.ax_clock.set_title("one clock per pair i: the hand points at (sin pω_i, cos pω_i)")
         positions = np.arange(self.seq_len)
-        self.waves = plots.pair_waves(self.ax_wave, positions, self.table, self.pair.value)
+        self.waves = plots.pair_waves(
+            self.ax_wave, positions, self.table, self.pair.value, marker=self.position.value
+        )
         self.heat = plots.heatmap(
             self.ax_map,
             self.table,

@@ -45,7 +45,13 @@ def sentences():
     layer = [rng.normal(0.0, 0.7, size=(8, 8)) for _ in range(3)]
     words_a = split_words("the dog bit the man .")
     words_b = split_words("the man bit the dog .")
-    return layer, toy_embeddings(words_a, 8), toy_embeddings(words_b, 8), words_a, [0, 4, 2, 3, 1, 5]
+    return (
+        layer,
+        toy_embeddings(words_a, 8),
+        toy_embeddings(words_b, 8),
+        words_a,
+        [0, 4, 2, 3, 1, 5],
+    )
 
 
 def test_each_tokens_output_is_identical_merely_shuffled(sentences):
@@ -77,7 +83,9 @@ def test_the_dog_man_swap_is_its_own_inverse_and_the_cycle_is_not(sentences):
     assert not np.array_equal(p_cycle.T @ x_a, x_a[cycle])
 
 
-@pytest.mark.parametrize("options", [{"positions": True}, {"causal": True}], ids=["positions", "mask"])
+@pytest.mark.parametrize(
+    "options", [{"positions": True}, {"causal": True}], ids=["positions", "mask"]
+)
 def test_positions_and_a_causal_mask_each_break_the_symmetry(sentences, options):
     """01: with positions a token output moves by up to 4.0 and the sentence vector by 0.85; a
     causal mask alone breaks the symmetry too (4.4 and 1.26)."""

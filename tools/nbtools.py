@@ -193,6 +193,19 @@ def run_problems(nb, name):
     return problems
 
 
+NBVAL_TAGS = {"nbval-ignore-output", "nbval-skip", "nbval-check-output", "raises-exception"}
+
+
+def exemption_problems(nb, name):
+    """Cells that nbval treats specially (by tag) without a reason in ``nbval-reason`` metadata."""
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        tags = set(cell.get("metadata", {}).get("tags", [])) & NBVAL_TAGS
+        if tags and len(cell.metadata.get("nbval-reason", "").split()) < 3:
+            problems.append(f"{name}: cell {index} is tagged {sorted(tags)} with no nbval-reason")
+    return problems
+
+
 def size_problems(paths):
     problems = []
     sizes = {p.name: p.stat().st_size for p in paths}
@@ -260,6 +273,7 @@ def main(argv=None):
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         problems += link_problems(nb, path.name, url) + pair_problems(path)
+        problems += exemption_problems(nb, path.name)
         if fresh:
             problems += run_problems(nb, path.name)
     print("\n".join(problems) or f"{len(paths)} notebooks are fresh, linked and within size")
