@@ -50,9 +50,9 @@ QUESTIONS = [
         {
             "a": (
                 "It is the same vector as before; it has only moved to dog's new place",
-                "Right: each output depends on its own token and on the set of all tokens, never "
-                "on where they sit (permutation equivariance). Chapter 1 measured a difference "
-                "of about 1e-16 after un-shuffling.",
+                "Right: chapter 1 measured it, a difference of about 1e-16 after un-shuffling. "
+                "Each output depends on its own token and on the set of all tokens, never on "
+                "where they sit (permutation equivariance).",
             ),
             "b": (
                 "It changes a little, because dog has different neighbours now",
@@ -103,8 +103,7 @@ QUESTIONS = [
                 "token and itself, and the swap put a different word first.",
             ),
             "b": (
-                "Yes: under the mask the middle token sees the first token and itself, and "
-                "the first token is now a different word",
+                "Yes: it sees only the first token and itself, and the first token changed",
                 "Right: a causal mask gives each position a different set of visible keys, so "
                 "order leaks in without any position vector (the NoPE observation).",
             ),
@@ -211,16 +210,17 @@ QUESTIONS = [
         "happens?",
         {
             "a": (
-                "It runs, but quality drops slowly with length",
+                "It runs, but its quality drops slowly as the input grows longer",
                 "No: there is nothing to degrade gracefully; rows 1024 and up do not exist.",
             ),
             "b": (
-                "It has no vector for positions 1024 and beyond, until a longer table is built "
-                "and trained",
-                "Right: chapter 3's hard wall. The library raises an error that names max_len.",
+                "It has no vector for positions 1024 and up, so it cannot run on them",
+                "Right: chapter 3's hard wall; the ways out are a longer table trained on longer "
+                "inputs, or a scheme defined at every position. The library raises an error "
+                "that names max_len.",
             ),
             "c": (
-                "Positions wrap around to the start of the table",
+                "Positions past 1023 wrap around to the start of the table",
                 "No: nothing wraps; code that indexes past the table fails (or, worse, cuts "
                 "the input short without saying so).",
             ),
@@ -320,21 +320,20 @@ QUESTIONS = [
         "weights. What happens?",
         {
             "a": (
-                "An error: the shapes no longer match",
+                "It stops with an error, because the two layouts need different shapes",
                 "No: both conventions work on the same shapes, and nothing in the code records "
                 "which dimensions were paired in training.",
             ),
             "b": (
-                "Nothing: both conventions are the same rotation",
+                "Nothing changes, because both conventions apply the same rotation",
                 "No: they are the same rotation only after the dimensions are reordered. "
                 "Without the permutation, chapter 4 measured outputs that differ by amounts as "
                 "large as the vectors themselves.",
             ),
             "c": (
-                "It runs without complaint, but queries and keys are rotated with the wrong "
-                "partners, and the model quietly gets worse",
-                "Right: that is why checkpoint conversions permute the rows of the query and "
-                "key weights inside every head.",
+                "It runs without an error, but dimensions turn with the wrong partners",
+                "Right: nothing fails, the model just gets quietly worse. That is why "
+                "checkpoint conversions permute the query and key weights inside every head.",
             ),
         },
         "c",
@@ -501,7 +500,7 @@ QUESTIONS = [
                 "any length; the question is how well.",
             ),
             "c": (
-                "Not necessarily: it runs, but whether it generalises has to be measured",
+                "Not necessarily: it runs there, but how well has to be measured",
                 "Right: 'defined everywhere' and 'generalises' are different claims; chapter 6 "
                 "measures the second.",
             ),
