@@ -339,6 +339,17 @@ def test_sys_exit_inside_the_learners_function_is_feedback():
     assert "ran sys.exit(2)" in feedback.message
 
 
+def test_other_base_exceptions_inside_the_learners_function_are_feedback():
+    from posenc_lib.exercises import ch02
+
+    def positions(seq_len, d_model):
+        raise GeneratorExit("closed")
+
+    feedback = ch02.q1.evaluate(positions)
+    assert not feedback.passed
+    assert "raised GeneratorExit: closed" in feedback.message
+
+
 def test_ctrl_c_inside_the_learners_function_still_interrupts():
     from posenc_lib.exercises import ch02
 

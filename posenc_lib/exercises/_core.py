@@ -171,7 +171,9 @@ def _call(func, args, kwargs, call):
             f"calling {call} ran sys.exit{code}, which would stop the whole program: a function "
             "should return its result (or raise an exception) instead.",
         )
-    except Exception as err:  # the learner's own error, reported with their message
+    except KeyboardInterrupt:  # Ctrl-C: the learner wants to stop, not to read feedback
+        raise
+    except BaseException as err:  # the learner's own error, reported with their message
         return None, Feedback(False, f"calling {call} raised {type(err).__name__}: {err}")
 
 
