@@ -224,7 +224,7 @@ def browser_table(latency):
     """A markdown section: per widget control, both in-page figures as median (min-max)."""
 
     def cell(s):
-        return f"{s['median']:,} ({s['min']:,}-{s['max']:,})"
+        return f"{s['median']:,.1f} ({s['min']:,.1f}-{s['max']:,.1f})"
 
     dates = sorted({entry["date"] for entry in latency.values()})
     browsers = sorted({entry["browser"] for entry in latency.values()})
