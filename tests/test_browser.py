@@ -199,11 +199,11 @@ def image_source(image):
 # Installed on the widget's <img> (the function's argument). For every keydown it pushes a record
 # {key, t_key}; the first src change after that key press sets t_mutation, and once img.decode()
 # has resolved and two animation frames have passed (the frame holding the new image has been
-# painted) it sets t_painted. t_frame, taken in the first of those frames (which starts the
-# frame that paints the image), brackets the paint from below: t_frame <= paint <= t_painted. `changes` counts the src changes that followed the press, `in_view`
-# says whether the image was inside the viewport when it was painted. All times are
-# performance.now() in ms. settled(n, ms) resolves true once press n has been painted (or failed
-# to decode), false after ms.
+# painted) it sets t_painted. t_frame, taken in the first of those frames (the one that paints
+# the image), brackets the paint from below: t_frame <= paint <= t_painted. `changes` counts the
+# src changes that followed the press, `in_view` says whether the image was inside the viewport
+# when it was painted. All times are performance.now() in ms. settled(n, ms) resolves true once
+# press n has been painted (or failed to decode), false after ms.
 PROBE = """image => {
     if (window.__posencProbe) window.__posencProbe.stop();
     const records = [], done = [];
@@ -308,7 +308,8 @@ def save_latency(name, entry):
 
 
 def slider_keys(slider):
-    """Arrow keys that always move the slider: away from its maximum first, then back."""
+    """The handle and two arrow keys that always move it: right then left, or left then
+    right when it starts at its maximum."""
     handle = slider.locator(".noUi-handle, .ui-slider-handle").first
     at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
     return handle, (["ArrowLeft", "ArrowRight"] if at_max else ["ArrowRight", "ArrowLeft"])
