@@ -237,8 +237,8 @@ def browser_table(latency):
         f"JupyterLab in {', '.join(browsers)} (no GPU), kernel on the same machine, measured "
         f"by the browser tests ({dates[0]}"
         + (f" to {dates[-1]}" if len(dates) > 1 else "")
-        + f"{load}). Inside the page: `performance.now()` at keydown, when a MutationObserver sees the "
-        "widget image's src change (kernel step, websocket round trip, widget update), and "
+        + f"{load}). Inside the page: `performance.now()` at keydown, when a MutationObserver "
+        "sees the widget image's src change (kernel step, websocket round trip, widget update), and "
         "when `img.decode()` and two animation frames have passed (decoded and painted). "
         "Median (min-max) over n key presses, one at a time.",
         "",
