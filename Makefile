@@ -35,7 +35,7 @@ check: $(VENV)/.test-installed
 test: $(VENV)/.test-installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
+	POSENC_CHECK_FIGURES=1 $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
 		--doctest-modules tests posenc_lib notebooks
 
 ## notebooks: rewrite badges from pyproject, then re-run every notebook in a fresh kernel

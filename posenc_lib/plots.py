@@ -1,7 +1,156 @@
 """Figures of the course. Each function draws into a given Axes and returns its artists, so
-notebooks compose them and widgets update them in place. No math lives here."""
+notebooks compose them and widgets update them in place. No math lives here.
+
+One house style for every figure (`use_house_style`): the Okabe-Ito colour-blind-safe palette,
+and every series also differs by marker and line style, so no figure depends on colour alone;
+heatmaps antialiased when they have more rows than pixels, and a colorbar that says what it
+means; legends off the data. `style_problems` checks a finished figure against those rules, and
+with ``POSENC_CHECK_FIGURES=1`` (set by `make test`) every ``plt.show()`` checks its figure.
+"""
+
+import os
 
 import numpy as np
+
+# Okabe and Ito's palette: distinguishable with every common colour-vision deficiency.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)))
+
+
+def series_style(k, n_points=None):
+    """Colour, marker and line style of series ``k``: two series never differ by colour alone.
+
+    Parameters
+    ----------
+    k : int
+        The series' index in its plot.
+    n_points : int, optional
+        How many points the series has; a long series gets a marker on about 10 of them.
+
+    Returns
+    -------
+    dict
+        Keyword arguments for ``Axes.plot``.
+
+    Examples
+    --------
+    >>> series_style(1)["marker"], series_style(1)["linestyle"]
+    ('s', '--')
+    >>> series_style(0, n_points=1000)["markevery"]
+    100
+    """
+    style = {
+        "color": PALETTE[k % len(PALETTE)],
+        "marker": MARKERS[k % len(MARKERS)],
+        "linestyle": LINESTYLES[k % len(LINESTYLES)],
+        "markersize": 4,
+    }
+    if n_points is not None and n_points > 20:
+        style["markevery"] = max(1, n_points // 10)
+    return style
+
+
+def use_house_style():
+    """Set matplotlib's defaults to the course's style (every notebook's setup cell calls this).
+
+    Series drawn with plain ``ax.plot`` cycle through `PALETTE`, `MARKERS` and `LINESTYLES`
+    together. With the environment variable ``POSENC_CHECK_FIGURES=1``, ``plt.show()`` first
+    checks the figure with `style_problems` and raises ValueError listing what is wrong.
+    """
+    import matplotlib.pyplot as plt
+    from cycler import cycler
+
+    plt.rcParams.update(
+        {
+            "figure.dpi": 72,
+            "figure.figsize": (9, 3.2),
+            "axes.prop_cycle": cycler(color=PALETTE)
+            + cycler(marker=MARKERS)
+            + cycler(linestyle=LINESTYLES),
+            "lines.markersize": 4,
+            "image.interpolation": "antialiased",
+            "legend.fontsize": "small",
+            "legend.framealpha": 0.9,
+        }
+    )
+    if os.environ.get("POSENC_CHECK_FIGURES") == "1" and not hasattr(plt.show, "checked"):
+        show = plt.show
+
+        def checked_show(*args, **kwargs):
+            for number in plt.get_fignums():
+                problems = style_problems(plt.figure(number))
+                if problems:
+                    raise ValueError("figure breaks the house style: " + "; ".join(problems))
+            return show(*args, **kwargs)
+
+        checked_show.checked = True
+        plt.show = checked_show
+
+
+def legend_outside(ax, **kwargs):
+    """A legend to the right of the axes, off the data; returns the Legend."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kwargs)
+
+
+def style_problems(fig):
+    """What in a finished figure breaks the house style (an empty list when nothing does).
+
+    Checked: two labelled series in one axes that differ by colour alone (same marker and same
+    line style); an image (heatmap) with no colorbar for it or for an image of the same colormap
+    and limits; a legend whose box covers a plotted data point.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure()
+    >>> ax = fig.add_subplot()
+    >>> _ = ax.plot([0, 1], [0, 1], label="a"), ax.plot([0, 1], [1, 0], label="b")
+    >>> style_problems(fig)
+    ["axes 0: series 'a' and 'b' differ by colour alone"]
+    """
+    fig.canvas.draw()
+    problems = []
+    images = [im for ax in fig.axes for im in ax.images]
+    with_bar = [im for im in images if getattr(im, "colorbar", None) is not None]
+    for index, ax in enumerate(fig.axes):
+        lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+        for n, first in enumerate(lines):
+            for second in lines[n + 1 :]:
+                same_marker = first.get_marker() == second.get_marker()
+                same_style = first.get_linestyle() == second.get_linestyle()
+                if same_marker and same_style:
+                    problems.append(
+                        f"axes {index}: series {first.get_label()!r} and {second.get_label()!r} "
+                        f"differ by colour alone"
+                    )
+        for image in ax.images:
+            shared = any(
+                other.get_cmap().name == image.get_cmap().name
+                and other.get_clim() == image.get_clim()
+                for other in with_bar
+            )
+            if not shared:
+                problems.append(f"axes {index}: a heatmap has no colorbar")
+        legend = ax.get_legend()
+        if legend is not None and legend.get_visible():
+            box = legend.get_window_extent()
+            for line in ax.get_lines():
+                if not line.get_visible() or line.get_label().startswith("_"):
+                    continue
+                x, y = ax.transData.transform(np.asarray(line.get_xydata(), dtype=float)).T
+                inside = (x > box.x0) & (x < box.x1) & (y > box.y0) & (y < box.y1)
+                if np.any(inside):
+                    problems.append(f"axes {index}: the legend covers data of {line.get_label()!r}")
+    return problems
 
 
 def heatmap(
@@ -17,9 +166,13 @@ def heatmap(
     ylabel="query position i",
     colorbar=False,
 ):
-    """Draw ``matrix`` as an image; return the AxesImage."""
+    """Draw ``matrix`` as an image; return the AxesImage.
+
+    ``colorbar`` may be True or a label for the colorbar (what the colours mean). The image is
+    antialiased, so a matrix with more rows than pixels does not alias into moire.
+    """
     matrix = np.asarray(matrix)
-    image = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
+    image = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="antialiased")
     if labels is not None:
         set_token_ticks(ax, labels)
     if title:
@@ -27,7 +180,8 @@ def heatmap(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if colorbar:
-        ax.figure.colorbar(image, ax=ax, shrink=0.8)
+        label = colorbar if isinstance(colorbar, str) else None
+        ax.figure.colorbar(image, ax=ax, shrink=0.8, label=label)
     return image
 
 
@@ -38,19 +192,34 @@ def set_token_ticks(ax, labels):
     ax.set_yticks(ticks, labels)
 
 
-def grouped_bars(ax, vectors, names, *, title=None, xlabel="dimension"):
-    """Bars of several vectors side by side per dimension; return one BarContainer per vector."""
+HATCHES = ("", "///", "...", "xxx")
+
+
+def grouped_bars(ax, vectors, names, *, title=None, xlabel="dimension", ylabel="value"):
+    """Bars of several vectors side by side per dimension; return one BarContainer per vector.
+
+    Each vector's bars have their own colour and hatching, so they differ by more than colour.
+    """
     vectors = [np.asarray(v) for v in vectors]
     width = 0.8 / len(vectors)
     x = np.arange(len(vectors[0]))
     bars = [
-        ax.bar(x + (k - (len(vectors) - 1) / 2) * width, v, width, label=name)
+        ax.bar(
+            x + (k - (len(vectors) - 1) / 2) * width,
+            v,
+            width,
+            label=name,
+            color=PALETTE[k % len(PALETTE)],
+            hatch=HATCHES[k % len(HATCHES)],
+            edgecolor="white",
+        )
         for k, (v, name) in enumerate(zip(vectors, names, strict=True))
     ]
     ax.axhline(0, color="0.5", lw=0.8)
     ax.set_xticks(x)
     ax.set_xlabel(xlabel)
-    ax.legend(fontsize="small", loc="upper right")
+    ax.set_ylabel(ylabel)
+    legend_outside(ax)
     if title:
         ax.set_title(title)
     return bars
@@ -96,28 +265,40 @@ def pair_waves(ax, positions, table, pair, *, marker=None):
 
     Returns (sin_line, cos_line, marker_line).
     """
-    (sin_line,) = ax.plot(positions, table[:, 2 * pair], label="sin: column 2i")
-    (cos_line,) = ax.plot(positions, table[:, 2 * pair + 1], label="cos: column 2i+1")
+    n = len(positions)
+    (sin_line,) = ax.plot(
+        positions, table[:, 2 * pair], label="sin: column 2i", **series_style(0, n)
+    )
+    (cos_line,) = ax.plot(
+        positions, table[:, 2 * pair + 1], label="cos: column 2i+1", **series_style(1, n)
+    )
     # The current position, for the explorer; hidden when no marker is asked for.
     marker_line = ax.axvline(0 if marker is None else marker, color="C3", lw=1.5)
     marker_line.set_visible(marker is not None)
     ax.set_xlabel("position p")
     ax.set_ylabel("value")
-    ax.set_ylim(-1.15, 1.15)
-    ax.legend(loc="lower left", fontsize="small")
+    ax.set_ylim(-1.15, 1.8)  # room above the waves (which stay in [-1, 1]) for the legend
+    ax.legend(loc="upper center", ncol=2, fontsize="small")
     return sin_line, cos_line, marker_line
 
 
-def similarity_curves(ax, distances, curves, *, title=None, ylabel="PE[p] . PE[p+k]"):
-    """Similarity against distance k, one line per named curve; returns the lines."""
-    lines = [ax.plot(distances, values, label=name)[0] for name, values in curves.items()]
+def similarity_curves(ax, distances, curves, *, title=None, ylabel="PE[p] . PE[p+k]", legend=True):
+    """Similarity against distance k, one line per named curve; returns the lines.
+
+    With several curves, each has its own colour, marker and line style, and the legend (unless
+    ``legend=False``, for a panel that shares another's legend) sits outside the axes.
+    """
+    lines = [
+        ax.plot(distances, values, label=name, **series_style(k, len(distances)))[0]
+        for k, (name, values) in enumerate(curves.items())
+    ]
     ax.axhline(0, color="0.6", lw=0.8)
     ax.set_xlabel("distance k (positions)")
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    if len(curves) > 1:
-        ax.legend(fontsize="small")
+    if len(curves) > 1 and legend:
+        legend_outside(ax)
     return lines
 
 

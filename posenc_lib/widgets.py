@@ -161,6 +161,7 @@ def draw_order_comparison(axes, comparison, title_a="sentence A", title_b="sente
         [comparison.pooled_a, comparison.pooled_b],
         ["A", "B"],
         title="sentence vectors (mean over tokens)",
+        ylabel="mean of the token outputs",
     )
     return image_a, image_b, bars_a, bars_b
 

@@ -219,8 +219,11 @@ def size_problems(paths):
 
 def execute(path, timeout=600):
     """Run ``path`` top to bottom in a fresh kernel and write it back with its outputs."""
+    import os
+
     from nbclient import NotebookClient
 
+    os.environ["POSENC_CHECK_FIGURES"] = "1"  # every plt.show() checks the house style
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
