@@ -4,12 +4,13 @@
 
 `make bench` records the landing page's total (goal <= 2 MB) through `landing_page_transfer`.
 Sizes are the bodies of every response the page needed, counted in headless Chromium from a
-server on 127.0.0.1 that does not compress (GitHub Pages gzips text, so the published page is
-lighter than this).
+server on 127.0.0.1 that does not compress; ``gzip`` is the same with every text response
+gzip-compressed, as GitHub Pages serves them (images and fonts are compressed already).
 """
 
 import contextlib
 import functools
+import gzip
 import http.server
 import shutil
 import sys
@@ -57,8 +58,9 @@ def _kind(url, content_type):
 
 
 def page_transfer(browser, url):
-    """Bytes of every response loading ``url`` needed, by kind, with the total and a count."""
-    sizes = defaultdict(int)
+    """Bytes of every response loading ``url`` needed, by kind, with the total, the total once
+    text is gzipped, and the number of requests."""
+    sizes, zipped = defaultdict(int), 0
     requests = []
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.on("response", lambda response: requests.append(response))
@@ -68,10 +70,14 @@ def page_transfer(browser, url):
         page.wait_for_load_state("networkidle")
         for response in requests:
             body = response.body() if response.status < 300 else b""
-            sizes[_kind(response.url, response.headers.get("content-type", ""))] += len(body)
+            kind = _kind(response.url, response.headers.get("content-type", ""))
+            sizes[kind] += len(body)
+            text = kind in ("html", "script", "style") or response.url.endswith(".svg")
+            zipped += len(gzip.compress(body)) if text else len(body)
     finally:
         page.close()
-    return {"total": sum(sizes.values()), "requests": len(requests), **dict(sizes)}
+    total = sum(sizes.values())
+    return {"total": total, "gzip": zipped, "requests": len(requests), **dict(sizes)}
 
 
 def measure(pages=("index.html",), site=SITE):
@@ -95,6 +101,19 @@ def landing_page_transfer(site=SITE):
     return result and result["index.html"]
 
 
+def markdown_lines(summary):
+    """RESULTS.md's section on the landing page's weight."""
+    return [
+        "## Website",
+        "",
+        f"The landing page (`make site`, build/site/index.html) loads "
+        f"{summary['total'] / 1e6:.2f} MB in {summary['requests']} requests "
+        f"({summary['gzip'] / 1e6:.2f} MB with text gzipped, as GitHub Pages serves it); "
+        "measured by benchmarks/website.py in headless Chromium.",
+        "",
+    ]
+
+
 def main(argv):
     result = measure(tuple(argv) or ("index.html",))
     if result is None:
@@ -104,9 +123,12 @@ def main(argv):
         parts = ", ".join(
             f"{kind} {size / 1e3:,.0f} kB"
             for kind, size in sorted(sizes.items())
-            if kind not in ("total", "requests")
+            if kind not in ("total", "gzip", "requests")
         )
-        print(f"{page}: {sizes['total'] / 1e6:.2f} MB in {sizes['requests']} requests ({parts})")
+        print(
+            f"{page}: {sizes['total'] / 1e6:.2f} MB ({sizes['gzip'] / 1e6:.2f} MB gzipped) in "
+            f"{sizes['requests']} requests ({parts})"
+        )
     return 0
 
 

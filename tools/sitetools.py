@@ -63,6 +63,7 @@ STAGE = ROOT / "build" / "site-src"
 OUT = ROOT / "build" / "site"
 DOCTREES = ROOT / "build" / "site-doctrees"
 CHAPTER_RE = re.compile(r"^(\d\d)_\w+\.ipynb$")
+GENERATED = ("cheatsheet", "glossary")  # pages drawn from a chapter's sections
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 PROGRESS_RE = re.compile(r"\d+%\|")
 TIME_RE = re.compile(r"about (\d+) minutes")
@@ -426,6 +427,21 @@ def _on_build_finished(app, exception):
         )
 
 
+def _on_page_context(app, pagename, templatename, context, doctree):
+    """Launch buttons only on chapters: the generated cheat sheet has no notebook in the
+    repository to launch, and its page source is no notebook to download."""
+    if CHAPTER_RE.match(f"{pagename}.ipynb") or "header_buttons" not in context:
+        return
+    buttons = [b for b in context["header_buttons"] if b.get("label") != "launch-buttons"]
+    if pagename in GENERATED:
+        for group in buttons:
+            if group.get("label") == "download-buttons":
+                group["buttons"] = [
+                    b for b in group["buttons"] if b.get("label") == "download-pdf-button"
+                ]
+    context["header_buttons"] = buttons
+
+
 def _on_env_merge(app, env, docnames, other):
     env.posenc_missing_alt = {
         **getattr(env, "posenc_missing_alt", {}),
@@ -455,6 +471,7 @@ def setup(app):
     app.connect("source-read", _on_source_read)
     app.connect("autodoc-process-docstring", _on_docstring, priority=400)
     app.connect("env-merge-info", _on_env_merge)
+    app.connect("html-page-context", _on_page_context, priority=510)
     app.connect("build-finished", _on_build_finished)
     # A change to this file (how chapters are read) makes Sphinx read every page again.
     env_version = zlib.crc32(Path(__file__).read_bytes())
