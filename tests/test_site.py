@@ -131,6 +131,12 @@ def test_a_widget_output_becomes_a_note_with_the_launch_links():
     assert sitetools.launch_urls("01_tiny.ipynb", URL)["colab"] in note.source
 
 
+def test_the_site_shows_code_without_the_test_suites_markers():
+    source = "# NBVAL_IGNORE_OUTPUT\n# (a widget's text holds its id)\n# a real comment\nSlider()"
+    assert sitetools.reader_code(source) == "# a real comment\nSlider()"
+    assert sitetools.reader_code("x = 1  # (kept)\nprint(x)") == "x = 1  # (kept)\nprint(x)"
+
+
 def test_a_progress_bar_gets_a_progress_note_not_a_widget_note():
     nb = tiny_chapter()
     nb.cells[1].outputs = [widget_output("training:   0%|          | 0/300 [00:00<?, ?it/s]")]

@@ -179,28 +179,42 @@ def launch_bar(notebook_name, url=None):
     urls = launch_urls(notebook_name, url)
     return (
         '<p class="posenc-launch">'
-        f'<a class="posenc-launch-binder" href="{html.escape(urls["binder"])}">Launch on Binder</a>'
-        f'<a class="posenc-launch-colab" href="{html.escape(urls["colab"])}">Open in Colab</a>'
+        f'<a class="posenc-launch-binder" href="{html.escape(urls["binder"])}">Launch Binder</a>'
+        f'<a class="posenc-launch-colab" href="{html.escape(urls["colab"])}">Open In Colab</a>'
         f'<a class="posenc-download" href="_sources/{notebook_name}" download="{notebook_name}">'
         "Download the notebook (.ipynb)</a></p>"
     )
 
 
 def widget_note(notebook_name, progress=False, url=None):
-    """Markdown that stands where a widget was: what it does, and where it runs."""
+    """Markdown that stands where a widget was: what it was, and where it runs."""
     urls = launch_urls(notebook_name, url)
-    where = f"[Binder]({urls['binder']}) · [Colab]({urls['colab']})"
+    where = f"[Launch Binder]({urls['binder']}) · [Open In Colab]({urls['colab']})"
     if progress:
         return (
-            "```{note}\nA progress bar follows the training here when the notebook runs: "
-            f"runs in JupyterLab, Binder or Colab ({where}).\n```"
+            "```{note}\nA progress bar follows the training here when the notebook runs in "
+            f"JupyterLab, Binder or Colab ({where}).\n```"
         )
     return (
         "```{admonition} Interactive widget\n:class: tip posenc-widget-note\n"
-        "The cell above builds an interactive widget. It runs in JupyterLab, Binder or Colab "
-        f"({where}); a web page has no Python kernel to drive it. The figures and printed "
-        "results around it show the same ideas without one.\n```"
+        "The cell above builds an interactive widget: it runs in JupyterLab, Binder or Colab "
+        f"({where}). A web page has no Python kernel to drive it, so here it shows nothing.\n```"
     )
+
+
+def reader_code(source):
+    """A code cell's source as the website shows it: without the test suite's `# NBVAL_...`
+    markers and the `# (why)` comment lines right after them."""
+    lines, skipping = [], False
+    for line in source.splitlines():
+        if line.startswith("# NBVAL_"):
+            skipping = True
+            continue
+        if skipping and line.startswith("# ("):
+            continue
+        skipping = False
+        lines.append(line)
+    return "\n".join(lines)
 
 
 # -- notebook transforms (applied while Sphinx reads a chapter) ------------------------------------
@@ -239,6 +253,7 @@ def site_notebook(nb, notebook_name, url=None):
         cells.append(cell)
         if cell.cell_type != "code":
             continue
+        cell.source = reader_code(cell.source)
         widgets = [out for out in cell.get("outputs", []) if _is_widget(out)]
         if widgets:
             cell.outputs = [out for out in cell.outputs if not _is_widget(out)]
