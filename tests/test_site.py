@@ -305,6 +305,23 @@ def test_the_api_page_documents_every_public_function_with_its_examples(site):
 
 
 @pytest.mark.site
+def test_the_site_builds_from_scratch_with_no_network(site, tmp_path):
+    """A fresh build in a network namespace of its own (no interface but loopback)."""
+    if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
+        pytest.skip("unshare -n is not permitted here")
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT / 'tools')!r}); import sitetools; "
+        f"print(round(sitetools.build(out={str(tmp_path / 'out')!r}, "
+        f"stage_dir={str(tmp_path / 'src')!r}, doctrees={str(tmp_path / 'doctrees')!r})))"
+    )
+    done = subprocess.run(["unshare", "-n", sys.executable, "-c", code], capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
+    print(f"fresh offline build: {done.stdout.decode().strip()} s")
+    built = sorted(p.name for p in (tmp_path / "out").glob("*.html"))
+    assert built == sorted(p.name for p in site.glob("*.html"))
+
+
+@pytest.mark.site
 def test_a_figure_with_metadata_renders_with_its_alt_text_and_caption(tmp_path):
     """The figure convention end to end: a notebook through the site's own Sphinx setup."""
     if importlib.util.find_spec("myst_nb") is None:
