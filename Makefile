@@ -3,10 +3,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 CONSTRAINTS := requirements/constraints.txt
+SITE_CONSTRAINTS := requirements/site-constraints.txt
+UV_VERSION := 0.13.9
 # JupyterLab refuses to start as root without this flag (containers, Binder-like machines).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab check test notebooks bench lock clean
+.PHONY: lab check test notebooks bench lock site lock-site clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit("posenc needs Python >= 3.10, found " + sys.version.split()[0]) if sys.version_info < (3, 10) else None'
@@ -20,6 +22,12 @@ $(VENV)/.lab-installed: $(VENV)/bin/python pyproject.toml $(CONSTRAINTS)
 $(VENV)/.test-installed: $(VENV)/bin/python pyproject.toml $(CONSTRAINTS)
 	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[test]"
 	touch $@ $(VENV)/.lab-installed
+
+# The site stack shares .venv with the test stack: its lock was resolved under the test pins.
+$(VENV)/.site-installed: $(VENV)/bin/python pyproject.toml $(CONSTRAINTS) $(SITE_CONSTRAINTS)
+	@$(PY) -c 'import sys; sys.exit("the website needs Python >= 3.11 (Sphinx 9), found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
+	$(PY) -m pip install -q -c $(CONSTRAINTS) -c $(SITE_CONSTRAINTS) -e ".[site]"
+	touch $@
 
 ## lab: install the course and open it in JupyterLab
 lab: $(VENV)/.lab-installed
@@ -47,9 +55,18 @@ notebooks: $(VENV)/.test-installed
 bench: $(VENV)/.test-installed
 	$(PY) benchmarks/run.py
 
+## site: build the course website into build/site/ from the committed notebooks (no execution, offline)
+site: $(VENV)/.site-installed
+	$(PY) tools/sitetools.py build
+
 ## lock: re-pin the test stack for every supported Python found by pyenv
 lock:
 	$(PYTHON) tools/lock.py $(wildcard $(HOME)/.pyenv/versions/3.1[0-3]*/bin/python3)
+
+## lock-site: re-pin the website stack (requirements/site-constraints.txt) with uv, under the test pins
+lock-site: $(VENV)/bin/python
+	$(PY) -m pip install -q uv==$(UV_VERSION)
+	$(PY) tools/lock.py --site $(VENV)/bin/uv
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

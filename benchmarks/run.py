@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+import website  # benchmarks/website.py
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -27,6 +28,7 @@ GOALS = {
     "notebook_run_s": "<= 10 s (chapters 0-5, 7), <= 60 s (chapter 6)",
     "notebook_peak_mb": "<= 500 MB",
     "import_s": "<= 0.5 s",
+    "site_landing_transfer": "<= 2 MB (the landing page, everything it loads)",
 }
 
 
@@ -342,6 +344,8 @@ def markdown(results):
         "## Goals",
         "",
     ]
+    if results.get("site_landing_transfer"):
+        lines[-2:-2] = website.markdown_lines(results["site_landing_transfer"])
     lines += [f"- `{key}`: {goal}" for key, goal in GOALS.items()]
     if results.get("notes"):
         lines += ["", "## Notes", "", results["notes"]]
@@ -388,6 +392,7 @@ def main(argv=None):
     results["train_tokens_per_s"] = bench_training(3 if args.tiny else 40)
     results["import_s"] = bench_import(3 if args.tiny else 10)
     fold_browser_latency(results, args.browser)
+    results["site_landing_transfer"] = website.landing_page_transfer()  # None: no build/site
     if args.notes.exists():
         results["notes"] = args.notes.read_text().strip()
     args.out.mkdir(parents=True, exist_ok=True)

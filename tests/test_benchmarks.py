@@ -19,6 +19,7 @@ KEYS = {
     "notebook_peak_mb",
     "train_tokens_per_s",
     "import_s",
+    "site_landing_transfer",  # None when build/site/ is not built or there is no Chromium
 }
 
 

@@ -1,0 +1,510 @@
+"""The course website: `make site` (or `python tools/sitetools.py build`).
+
+Builds build/site/ from the committed, executed notebooks with Sphinx + myst-nb +
+sphinx-book-theme, never executing a cell and never touching the network:
+
+1. **stage**: build/site-src/ receives the pages of docs/ and every notebooks/NN_*.ipynb (never the
+   paired NN_*.md text sources), plus two pages drawn from the notebooks themselves: the cheat
+   sheet and the glossary (the sections of that name). Files are copied only when they changed, so
+   a rebuild with nothing new takes seconds.
+2. **sphinx-build** with docs/conf.py, warnings as errors.
+
+This module is also the Sphinx extension docs/conf.py loads. While Sphinx reads a chapter it:
+
+- replaces the notebook's Colab/Binder badge line (images from other hosts) with a launch bar of
+  plain links: Binder, Colab (both from pyproject's one repository URL) and the .ipynb download;
+- replaces every widget output (dead on a static page) with a note that it runs in JupyterLab,
+  Binder or Colab, with the launch links;
+- gives every figure alt text: the cell's ``mystnb.image.alt`` when the notebook has it (the
+  figure convention, below), else a fallback naming the section, and counts the fallbacks;
+- after the build, copies MathJax (from the sphinx-mathjax-offline package) into the site, so math
+  renders with no CDN.
+
+**Figure convention.** A code cell that draws a figure carries its alt text and caption in its cell
+metadata, the keys myst-nb reads; in the MyST text source (notebooks/NN_name.md)::
+
+    ```{code-cell} ipython3
+    ---
+    mystnb:
+      image:
+        alt: Heatmap of the sinusoidal table, positions 0-49 down, dimensions across ...
+      figure:
+        caption: Fast pairs on the left change every position; slow pairs on the right barely move.
+        name: fig-sinusoidal-heatmap
+    ---
+    fig, ax = plt.subplots()
+    ...
+    ```
+
+Jupyter ignores the keys; jupytext carries them into the .ipynb; the site renders the figure with
+``<img alt=...>`` inside a ``<figure>`` with a ``<figcaption>``.
+"""
+
+import argparse
+import copy
+import filecmp
+import html
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import nbtools  # noqa: E402
+
+DOCS = ROOT / "docs"
+NOTEBOOKS = ROOT / "notebooks"
+STAGE = ROOT / "build" / "site-src"
+OUT = ROOT / "build" / "site"
+DOCTREES = ROOT / "build" / "site-doctrees"
+CHAPTER_RE = re.compile(r"^(\d\d)_\w+\.ipynb$")
+GENERATED = ("cheatsheet", "glossary")  # pages drawn from a chapter's sections
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+PROGRESS_RE = re.compile(r"\d+%\|")
+TIME_RE = re.compile(r"about (\d+) minutes")
+HEADING_RE = re.compile(r"^(#{1,6})\s+(.+?)\s*$", re.M)
+BADGE_LINE_RE = re.compile(r"^\[!\[Open In Colab\]\(.*$\n?", re.M)
+# The MathJax 3 components docs/conf.py loads (loader, core, TeX input, HTML output, assistive
+# MathML) and what they fetch on demand (TeX extensions, fonts); not the SVG output, the menu or
+# the speech rules of 14 languages.
+MATHJAX_FILES = (
+    "startup.js",
+    "core.js",
+    "input/tex.js",
+    "output/chtml.js",
+    "output/chtml/fonts/tex.js",
+    "a11y/assistive-mml.js",
+)
+MATHJAX_DIRS = ("input/tex/extensions", "output/chtml/fonts/woff-v2")
+
+
+# -- chapters --------------------------------------------------------------------------------------
+
+
+def chapter_paths(notebooks=NOTEBOOKS):
+    """The chapter notebooks, NN_name.ipynb, in course order (the files decide, not a list)."""
+    return sorted(p for p in Path(notebooks).glob("*.ipynb") if CHAPTER_RE.match(p.name))
+
+
+def _header_text(nb):
+    """The markdown of a notebook before its first code cell: title, hook, goals, time."""
+    text = []
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            break
+        if cell.cell_type == "markdown":
+            text.append(cell.source)
+    return "\n\n".join(text)
+
+
+def _bullets_after(text, label):
+    """The bullet list that follows the line starting with ``label`` (empty if none)."""
+    lines = text.splitlines()
+    for n, line in enumerate(lines):
+        if line.strip().startswith(label):
+            bullets = []
+            for item in lines[n + 1 :]:
+                if not item.startswith("- "):
+                    break
+                bullets.append(item[2:].strip())
+            return bullets
+    return []
+
+
+def chapter_info(path):
+    """What the landing page says of chapter ``path``: number, title, minutes, goals.
+
+    Raises ValueError naming the notebook when its header lacks a title or a time estimate (every
+    chapter's header has both: notebook-style.md).
+    """
+    import nbformat
+
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    header = _header_text(nb)
+    titles = [m[2] for m in HEADING_RE.finditer(header) if m[1] == "#"]
+    if not titles:
+        raise ValueError(f"chapter_info: {path.name} has no '# title' before its first code cell")
+    minutes = TIME_RE.search(header)
+    if minutes is None:
+        raise ValueError(
+            f"chapter_info: {path.name} states no time ('about N minutes') before its first "
+            "code cell"
+        )
+    title = re.sub(r"^\d\d\s*·\s*", "", titles[0])
+    goals = _bullets_after(header, "**Learning goals**") or _bullets_after(header, "**You will")
+    return {
+        "number": path.name[:2],
+        "docname": path.stem,
+        "title": title,
+        "minutes": int(minutes[1]),
+        "goals": goals,
+    }
+
+
+def chapter_map_markdown(infos):
+    """The landing page's chapter map (MyST): per chapter its link, time and goals; the total."""
+    blocks = []
+    for info in infos:
+        link = f"[{info['number']} · {info['title']}]({info['docname']}.ipynb)"
+        goals = "".join(f"\n- {goal}" for goal in info["goals"])
+        blocks.append(f"**{link}** · {info['minutes']} min\n{goals}")
+    total = sum(info["minutes"] for info in infos)
+    hours, minutes = divmod(total, 60)
+    blocks.append(
+        f"{len(infos)} chapters, about {hours} h {minutes:02d} min of reading and running in all."
+    )
+    return "\n\n".join(blocks)
+
+
+# -- launch links ------------------------------------------------------------------------------------
+
+
+def launch_urls(notebook_name, url=None):
+    """Binder and Colab URLs for one notebook, from the one repository URL (as the badges)."""
+    url = url or nbtools.repository_url()
+    links = dict(
+        re.findall(r"\[!\[([^\]]+)\]\([^)]*\)\]\(([^)]+)\)", nbtools.badge_line(notebook_name, url))
+    )
+    return {"binder": links["Launch Binder"], "colab": links["Open In Colab"]}
+
+
+def launch_bar(notebook_name, url=None):
+    """HTML: the chapter's launch links and its download, all plain links (no remote images)."""
+    urls = launch_urls(notebook_name, url)
+    return (
+        '<p class="posenc-launch">'
+        f'<a class="posenc-launch-binder" href="{html.escape(urls["binder"])}">Launch Binder</a>'
+        f'<a class="posenc-launch-colab" href="{html.escape(urls["colab"])}">Open In Colab</a>'
+        f'<a class="posenc-download" href="_sources/{notebook_name}" download="{notebook_name}">'
+        "Download the notebook (.ipynb)</a></p>"
+    )
+
+
+def widget_note(notebook_name, progress=False, url=None):
+    """Markdown that stands where a widget was: what it was, and where it runs."""
+    urls = launch_urls(notebook_name, url)
+    where = f"[Launch Binder]({urls['binder']}) · [Open In Colab]({urls['colab']})"
+    if progress:
+        return (
+            "```{note}\nA progress bar follows the training here when the notebook runs in "
+            f"JupyterLab, Binder or Colab ({where}).\n```"
+        )
+    return (
+        "```{admonition} Interactive widget\n:class: tip posenc-widget-note\n"
+        "The cell above builds an interactive widget: it runs in JupyterLab, Binder or Colab "
+        f"({where}). A web page has no Python kernel to drive it, so here it shows nothing.\n```"
+    )
+
+
+def reader_code(source):
+    """A code cell's source as the website shows it: without the test suite's `# NBVAL_...`
+    markers and the `# (why)` comment lines right after them."""
+    lines, skipping = [], False
+    for line in source.splitlines():
+        if line.startswith("# NBVAL_"):
+            skipping = True
+            continue
+        if skipping and line.startswith("# ("):
+            continue
+        skipping = False
+        lines.append(line)
+    return "\n".join(lines)
+
+
+# -- notebook transforms (applied while Sphinx reads a chapter) ------------------------------------
+
+
+def _is_widget(output):
+    return WIDGET_MIME in output.get("data", {})
+
+
+def _is_progress_bar(output):
+    return bool(PROGRESS_RE.search(output.get("data", {}).get("text/plain", "")))
+
+
+def _has_image(cell):
+    return any(
+        key.startswith("image/") for out in cell.get("outputs", []) for key in out.get("data", {})
+    )
+
+
+def site_notebook(nb, notebook_name, url=None):
+    """A copy of ``nb`` as the website shows it; returns (notebook, figures without alt text).
+
+    Badge line -> launch bar; widget outputs -> a note with the launch links; every figure gets
+    alt text (its cell's ``mystnb.image.alt``, else a fallback naming its section).
+    """
+    import nbformat
+
+    nb = copy.deepcopy(nb)
+    cells, missing_alt, section = [], 0, nb_title(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            if BADGE_LINE_RE.search(cell.source):
+                cell.source = BADGE_LINE_RE.sub(launch_bar(notebook_name, url) + "\n", cell.source)
+            headings = HEADING_RE.findall(cell.source)
+            section = headings[-1][1] if headings else section
+        cells.append(cell)
+        if cell.cell_type != "code":
+            continue
+        cell.source = reader_code(cell.source)
+        widgets = [out for out in cell.get("outputs", []) if _is_widget(out)]
+        if widgets:
+            cell.outputs = [out for out in cell.outputs if not _is_widget(out)]
+            progress = all(_is_progress_bar(out) for out in widgets)
+            cells.append(nbformat.v4.new_markdown_cell(widget_note(notebook_name, progress, url)))
+        if _has_image(cell):
+            meta = cell.metadata.setdefault("mystnb", {})
+            image = meta.setdefault("image", {})
+            if not str(image.get("alt", "")).strip():
+                missing_alt += 1
+                image["alt"] = f"Figure drawn by the code above, in the section “{section}”"
+    nb.cells = cells
+    return nb, missing_alt
+
+
+def nb_title(nb):
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for level, text in HEADING_RE.findall(cell.source):
+                if level == "#":
+                    return text
+    return ""
+
+
+def split_at_headings(cells):
+    """The cells with every markdown cell cut around each of its headings, so that each heading
+    is a cell of its own."""
+    import nbformat
+
+    out = []
+    for cell in cells:
+        if cell.cell_type != "markdown":
+            out.append(cell)
+            continue
+        cuts = [i for m in HEADING_RE.finditer(cell.source) for i in (m.start(), m.end())]
+        bounds = sorted({0, *cuts, len(cell.source)})
+        for begin, end in zip(bounds, bounds[1:], strict=False):
+            if cell.source[begin:end].strip():
+                out.append(nbformat.v4.new_markdown_cell(cell.source[begin:end].strip()))
+    return out
+
+
+def section_cells(nb, pattern):
+    """The cells of the section whose heading matches ``pattern``, heading first, up to the next
+    heading of the same or a higher level; empty if no heading matches."""
+    out, level = [], None
+    for cell in split_at_headings(nb.cells):
+        heading = HEADING_RE.match(cell.source) if cell.cell_type == "markdown" else None
+        if level is not None and heading and len(heading[1]) <= level:
+            break
+        if level is None and heading and re.search(pattern, heading[2], re.I):
+            level = len(heading[1])
+        if level is not None:
+            out.append(cell)
+    return out
+
+
+def reference_pages(paths, url=None):
+    """The cheat sheet (a notebook page: figure only) and glossary (a markdown page), drawn from
+    the chapters that have them: {filename: text}. Raises ValueError if either is missing."""
+    import nbformat
+
+    pages = {}
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        source = f"From the chapter [{nb_title(nb)}]({path.name})."
+        cheat = section_cells(nb, r"cheat sheet")
+        if cheat and "cheatsheet.ipynb" not in pages:
+            cells = [nbformat.v4.new_markdown_cell(f"# Cheat sheet\n\n{source}")]
+            for cell in copy.deepcopy(cheat[1:]):
+                if cell.cell_type == "code":
+                    cell.metadata.setdefault("tags", []).append("remove-input")
+                cells.append(cell)
+            page = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(nb.metadata))
+            page.metadata.pop("jupytext", None)
+            pages["cheatsheet.ipynb"] = nbformat.writes(page) + "\n"
+        glossary = section_cells(nb, r"^glossary$")
+        if glossary and "glossary.md" not in pages:
+            body = "\n\n".join(c.source for c in glossary[1:] if c.cell_type == "markdown")
+            pages["glossary.md"] = f"# Glossary\n\n{source}\n\n{body}\n"
+    for name in ("cheatsheet.ipynb", "glossary.md"):
+        if name not in pages:
+            what = "a 'cheat sheet'" if name.startswith("cheat") else "a 'Glossary'"
+            raise ValueError(f"reference_pages: no chapter has {what} section for {name}")
+    return pages
+
+
+# -- staging and building --------------------------------------------------------------------------
+
+
+def _write_if_changed(path, text):
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def stage(stage_dir=STAGE, docs=DOCS, notebooks=NOTEBOOKS):
+    """Lay out Sphinx's source directory; only changed files are rewritten. Returns its path."""
+    stage_dir = Path(stage_dir)
+    stage_dir.mkdir(parents=True, exist_ok=True)
+    wanted = {}
+    for page in Path(docs).glob("*.md"):
+        wanted[page.name] = page
+    chapters = chapter_paths(notebooks)
+    for path in chapters:  # the .ipynb only: the paired NN_name.md text sources stay out
+        wanted[path.name] = path
+    for name, source in wanted.items():
+        target = stage_dir / name
+        if not target.exists() or not filecmp.cmp(source, target, shallow=False):
+            shutil.copy2(source, target)
+    generated = reference_pages(chapters)
+    for name, text in generated.items():
+        _write_if_changed(stage_dir / name, text)
+    for stale in stage_dir.iterdir():
+        if stale.is_file() and stale.name not in wanted and stale.name not in generated:
+            stale.unlink()
+    return stage_dir
+
+
+def build(out=OUT, stage_dir=STAGE, doctrees=DOCTREES, fresh=False):
+    """Stage, then sphinx-build (warnings are errors). Returns the seconds it took."""
+    start = time.perf_counter()
+    if fresh:
+        for path in (out, stage_dir, doctrees):
+            shutil.rmtree(path, ignore_errors=True)
+    stage(stage_dir)
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(DOCS), "-d", str(doctrees)]
+    command += ["-W", "--keep-going", "-q", str(stage_dir), str(out)]
+    subprocess.run(command, check=True)
+    return time.perf_counter() - start
+
+
+# -- the Sphinx extension ----------------------------------------------------------------------------
+
+
+# What reST reads as a substitution reference: |text| with no space just inside the bars.
+ABSOLUTE_RE = re.compile(r"(?<![`|\w])\|(\S|\S[^|`\n]*?\S)\|(?![`|\w])")
+
+
+def plain_bars(lines):
+    """Docstring lines with ``|x|`` (an absolute value, in the library's plain-text docstrings)
+    quoted as literal text, so reST does not read it as a substitution; doctest lines untouched."""
+    return [
+        line
+        if line.lstrip().startswith((">>>", "..."))
+        else ABSOLUTE_RE.sub(lambda m: f"``|{m[1]}|``", line)
+        for line in lines
+    ]
+
+
+def _on_docstring(app, what, name, obj, options, lines):
+    lines[:] = plain_bars(lines)
+
+
+def _on_source_read(app, docname, source):
+    path = Path(app.env.doc2path(docname))
+    if path.suffix != ".ipynb" or not CHAPTER_RE.match(path.name):
+        return
+    import nbformat
+
+    nb, missing = site_notebook(nbformat.reads(source[0], as_version=4), path.name)
+    app.env.posenc_missing_alt = {**getattr(app.env, "posenc_missing_alt", {}), docname: missing}
+    source[0] = nbformat.writes(nb)
+
+
+def _on_build_finished(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    from importlib.metadata import distribution
+
+    from sphinx.util import logging
+
+    source = Path(distribution("sphinx-mathjax-offline").locate_file("sphinx-mathjax-offline"))
+    source = source / "static" / "mathjax"
+    target = Path(app.outdir) / "_static" / "mathjax"
+    for name in MATHJAX_FILES:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / name, target / name)
+    for name in MATHJAX_DIRS:
+        shutil.copytree(source / name, target / name, dirs_exist_ok=True)
+    shutil.copy2(DOCS / "_static" / "mathjax-LICENSE.txt", target / "LICENSE")
+    missing = getattr(app.env, "posenc_missing_alt", {})
+    if sum(missing.values()):
+        logging.getLogger(__name__).info(
+            f"posenc: {sum(missing.values())} figures have no alt text in their cell metadata "
+            "(mystnb.image.alt); they got a fallback naming their section"
+        )
+
+
+def _on_page_context(app, pagename, templatename, context, doctree):
+    """Launch buttons only on chapters: the generated cheat sheet has no notebook in the
+    repository to launch, and its page source is no notebook to download."""
+    if CHAPTER_RE.match(f"{pagename}.ipynb") or "header_buttons" not in context:
+        return
+    buttons = [b for b in context["header_buttons"] if b.get("label") != "launch-buttons"]
+    if pagename in GENERATED:
+        for group in buttons:
+            if group.get("label") == "download-buttons":
+                group["buttons"] = [
+                    b for b in group["buttons"] if b.get("label") == "download-pdf-button"
+                ]
+    context["header_buttons"] = buttons
+
+
+def _on_env_merge(app, env, docnames, other):
+    env.posenc_missing_alt = {
+        **getattr(env, "posenc_missing_alt", {}),
+        **getattr(other, "posenc_missing_alt", {}),
+    }
+
+
+def setup(app):
+    from docutils.parsers.rst import Directive
+
+    class ChapterMap(Directive):
+        """``{chapter-map}``: the table of chapters, read from the notebooks beside the page."""
+
+        def run(self):
+            env = self.state.document.settings.env
+            paths = chapter_paths(Path(env.srcdir))
+            for path in paths:
+                env.note_dependency(str(path))
+            text = chapter_map_markdown([chapter_info(p) for p in paths])
+            from docutils import nodes
+
+            container = nodes.container(classes=["posenc-chapter-map"])
+            self.state.nested_parse(text.splitlines(), self.content_offset, container)
+            return [container]
+
+    app.add_directive("chapter-map", ChapterMap)
+    app.connect("source-read", _on_source_read)
+    app.connect("autodoc-process-docstring", _on_docstring, priority=400)
+    app.connect("env-merge-info", _on_env_merge)
+    app.connect("html-page-context", _on_page_context, priority=510)
+    app.connect("build-finished", _on_build_finished)
+    # A change to this file (how chapters are read) makes Sphinx read every page again.
+    env_version = zlib.crc32(Path(__file__).read_bytes())
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": env_version}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["build", "stage"])
+    parser.add_argument("--fresh", action="store_true", help="start from an empty build")
+    args = parser.parse_args(argv)
+    if args.command == "stage":
+        print(stage())
+        return 0
+    seconds = build(fresh=args.fresh)
+    print(f"site written to {OUT.relative_to(ROOT)}/ in {seconds:.0f} s: open {OUT / 'index.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
