@@ -117,7 +117,7 @@ def style_problems(fig):
     >>> style_problems(fig)
     ["axes 0: series 'a' and 'b' differ by colour alone"]
     """
-    fig.canvas.draw()
+    fig.draw_without_rendering()  # lay the figure out (limits, legend) without drawing pixels
     problems = []
     images = [im for ax in fig.axes for im in ax.images]
     with_bar = [im for im in images if getattr(im, "colorbar", None) is not None]
@@ -236,10 +236,10 @@ def clock_faces(ax, angles, *, labels=None, highlight=None, spacing=2.6):
     hands, dots = [], []
     for n, angle in enumerate(angles):
         cx = n * spacing
-        ax.plot(cx + np.sin(theta), np.cos(theta), color="0.75", lw=1)
-        ax.plot([cx, cx], [0.85, 1.0], color="0.6", lw=1)  # the 12 o'clock tick
-        color = "C3" if n == highlight else "C0"
-        (hand,) = ax.plot([cx, cx + np.sin(angle)], [0, np.cos(angle)], color=color, lw=2.5)
+        ax.plot(cx + np.sin(theta), np.cos(theta), "-", color="0.75", lw=1)
+        ax.plot([cx, cx], [0.85, 1.0], "-", color="0.6", lw=1)  # the 12 o'clock tick
+        color = PALETTE[5] if n == highlight else PALETTE[0]  # vermillion, blue
+        (hand,) = ax.plot([cx, cx + np.sin(angle)], [0, np.cos(angle)], "-", color=color, lw=2.5)
         (dot,) = ax.plot([cx + np.sin(angle)], [np.cos(angle)], "o", color=color, ms=4)
         hands.append(hand)
         dots.append(dot)
@@ -273,7 +273,7 @@ def pair_waves(ax, positions, table, pair, *, marker=None):
         positions, table[:, 2 * pair + 1], label="cos: column 2i+1", **series_style(1, n)
     )
     # The current position, for the explorer; hidden when no marker is asked for.
-    marker_line = ax.axvline(0 if marker is None else marker, color="C3", lw=1.5)
+    marker_line = ax.axvline(0 if marker is None else marker, color=PALETTE[5], lw=1.5)
     marker_line.set_visible(marker is not None)
     ax.set_xlabel("position p")
     ax.set_ylabel("value")
@@ -311,14 +311,14 @@ def rope_plane(ax, limit=2.6):
     ax.set_aspect("equal")
     ax.set_xlabel("dimension 2i")
     ax.set_ylabel("dimension 2i+1")
-    ax.set_title("pair i of q (blue) and k (orange)")
+    ax.set_title("pair i of q (blue) and k (orange)")  # widgets replace it with the pair's number
 
 
 def rope_arrows(ax):
     """Four arrows as lines: q and k before (faint) and after rotation; returns the Line2Ds."""
-    styles = [("C0", 0.3), ("C1", 0.3), ("C0", 1.0), ("C1", 1.0)]
+    styles = [(PALETTE[0], 0.3), (PALETTE[1], 0.3), (PALETTE[0], 1.0), (PALETTE[1], 1.0)]
     return [
-        ax.plot([0, 0], [0, 0], color=c, alpha=a, lw=2.5, marker="o", markevery=[1])[0]
+        ax.plot([0, 0], [0, 0], "-", color=c, alpha=a, lw=2.5, marker="o", markevery=[1])[0]
         for c, a in styles
     ]
 

@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from posenc_lib.widgets import HelloSlider, OrderExplorer, SinusoidalExplorer
+from posenc_lib.widgets import (
+    AlibiExplorer,
+    HelloSlider,
+    OrderExplorer,
+    RopeExplorer,
+    SimilarityExplorer,
+    SinusoidalExplorer,
+)
 
 
 def test_hello_slider_reports_the_hand_angle():
@@ -69,7 +76,8 @@ def test_moving_the_position_turns_the_hands_and_moves_the_cursors(sinusoidal_ex
     e.position.value = 7
     assert not np.allclose(e.hands[1].get_xydata(), hand)
     np.testing.assert_allclose(e.hands[1].get_xydata()[1], [2.6 + np.sin(7.0), np.cos(7.0)])
-    assert list(e.waves[2].get_xdata()) == [7, 7]
+    assert list(e.waves[2].get_xdata()) == [0, 0], "the marker stays at offset 0"
+    np.testing.assert_allclose(e.waves[0].get_ydata()[e.window], e.table[7, 0])
     assert list(e.row_cursor.get_ydata()) == [7, 7]
     assert e.live.renders == renders + 1
 
@@ -77,8 +85,11 @@ def test_moving_the_position_turns_the_hands_and_moves_the_cursors(sinusoidal_ex
 def test_choosing_a_pair_shows_its_columns(sinusoidal_explorer):
     e = sinusoidal_explorer
     e.pair.value = 3
-    np.testing.assert_allclose(e.waves[0].get_ydata(), e.table[:, 6])
-    np.testing.assert_allclose(e.waves[1].get_ydata(), e.table[:, 7])
+    rows = e.position.value + e.offsets
+    inside = (rows >= 0) & (rows < e.seq_len)
+    np.testing.assert_allclose(e.waves[0].get_ydata()[inside], e.table[rows[inside], 6])
+    np.testing.assert_allclose(e.waves[1].get_ydata()[inside], e.table[rows[inside], 7])
+    assert np.all(np.isnan(e.waves[0].get_ydata()[~inside]))
     assert e.col_cursor.get_x() == 5.5
     assert "columns 6, 7" in e.status.value
 
@@ -168,3 +179,59 @@ def test_attention_inspector_switches_models_lengths_and_heads():
     inspector.scheme.value = "learned"
     inspector.length.value = 64
     assert "has no vectors for positions 32..63" in inspector.status.value
+
+
+# -- the house style holds in every explorer's figure ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: HelloSlider(),
+        lambda: SinusoidalExplorer(),
+        lambda: SimilarityExplorer(),
+        lambda: RopeExplorer(),
+        lambda: AlibiExplorer(),
+    ],
+    ids=["hello", "sinusoidal", "similarity", "rope", "alibi"],
+)
+def test_every_explorer_figure_follows_the_house_style(make):
+    from posenc_lib.plots import style_problems
+
+    assert style_problems(make().live.fig) == []
+
+
+def test_the_style_check_catches_a_heatmap_without_colorbar_and_a_legend_on_data():
+    from matplotlib.figure import Figure
+
+    from posenc_lib.plots import heatmap, style_problems
+
+    fig = Figure()
+    ax_map, ax_line = fig.subplots(1, 2)
+    heatmap(ax_map, np.eye(3))
+    ax_line.plot([0, 1, 2], [0, 0.5, 1], "o-", label="a")
+    ax_line.plot([0, 1, 2], [1, 0.5, 0], "s--", label="b")
+    ax_line.legend(loc="center", bbox_to_anchor=(0.5, 0.5))
+    problems = style_problems(fig)
+    assert any("no colorbar" in p for p in problems)
+    assert any("legend covers" in p for p in problems)
+
+
+def test_the_sinusoidal_explorer_lets_the_slow_hands_move():
+    w = SinusoidalExplorer(d_model=16)
+    slowest = 2 * np.pi / w.omega[-1]
+    assert w.position.max + 1 >= min(slowest / 4, 10_000) - 1
+    w.pair.value = 5
+    assert "i=5" in w.selected_label.get_text()
+
+
+def test_the_similarity_explorer_reports_the_curve_at_the_shift():
+    from posenc_lib.sinusoidal import similarity_by_distance
+
+    w = SimilarityExplorer(d_model=128)
+    w.shift.value = 100
+    assert f"{similarity_by_distance(100, 128):.2f}" in w.status.value
+    w.band.value = "slowest quarter"
+    assert w.marker.get_ydata()[0] == pytest.approx(
+        similarity_by_distance(100, 128, pairs=slice(48, 64))
+    )
