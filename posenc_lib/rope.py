@@ -185,6 +185,24 @@ def rope_wavelengths(d, base=10000.0):
     return 2 * np.pi / rope_frequencies(d, base)
 
 
+def rope_angles(offsets, d, base=10000.0):
+    """The angle of every pair at every offset, wrapped into [0, 2 pi): what the score of a
+    query and a key ``offset`` apart sees, pair by pair.
+
+    Returns
+    -------
+    ndarray, shape (len(offsets), d/2)
+
+    Examples
+    --------
+    >>> rope_angles([3, 47], 8).round(2)    # pair 0 is back at its offset-3 angle at 47
+    array([[3.  , 0.3 , 0.03, 0.  ],
+           [3.02, 4.7 , 0.47, 0.05]])
+    """
+    offsets = check_array("rope_angles", "offsets", offsets)
+    return np.mod(np.multiply.outer(offsets, rope_frequencies(d, base)), 2 * np.pi)
+
+
 def pairs_completing_a_turn(d, length, base=10000.0):
     """The pairs i whose angle turns a full circle within ``length`` positions.
 

@@ -12,6 +12,7 @@ from posenc_lib import apply_rope, interpolate_positions, ntk_base, rope_frequen
 from posenc_lib.rope import (
     convention_permutation,
     pairs_completing_a_turn,
+    rope_angles,
     rope_decay_bound,
     rope_tables,
     rope_wavelengths,
@@ -162,6 +163,14 @@ def test_rope_tables_accept_replacement_frequencies():
     np.testing.assert_allclose(cos[0, 0::2], np.cos(3.0 * frequencies))
     with pytest.raises(ValueError, match=r"frequencies must have shape \(d/2,\) = \(4,\)"):
         rope_tables([3.0], 8, frequencies=[1.0, 2.0])
+
+
+def test_rope_angles_wrap_each_pairs_angle_into_one_turn():
+    offsets = np.arange(-50, 300)
+    angles = rope_angles(offsets, 16)
+    assert angles.shape == (350, 8) and angles.min() >= 0 and angles.max() < 2 * np.pi
+    turns = (np.multiply.outer(offsets, rope_frequencies(16)) - angles) / (2 * np.pi)
+    np.testing.assert_allclose(turns, np.round(turns), atol=1e-9)  # whole turns removed
 
 
 def test_pairs_completing_a_turn_within_the_training_length():
