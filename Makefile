@@ -6,7 +6,7 @@ CONSTRAINTS := requirements/constraints.txt
 # JupyterLab refuses to start as root without this flag (containers, Binder-like machines).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test notebooks bench lock clean
+.PHONY: lab check test notebooks bench lock clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit("posenc needs Python >= 3.10, found " + sys.version.split()[0]) if sys.version_info < (3, 10) else None'
@@ -24,6 +24,12 @@ $(VENV)/.test-installed: $(VENV)/bin/python pyproject.toml $(CONSTRAINTS)
 ## lab: install the course and open it in JupyterLab
 lab: $(VENV)/.lab-installed
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
+
+## check: the fast tier for the edit-test loop: lint, unit, property, claims and doctests (no notebooks, browser or environment builds)
+check: $(VENV)/.test-installed
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m pytest -q -m "not browser and not binder" tests posenc_lib
 
 ## test: lint, unit/property/doctests, and every notebook re-executed by nbval (strict)
 test: $(VENV)/.test-installed

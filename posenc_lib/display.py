@@ -1,16 +1,32 @@
-"""Small notebook helpers: show library source, report the environment."""
+"""Small notebook helpers: show library source, print differences stably, report the environment."""
 
 import inspect
 import platform
 from importlib import metadata
 
-MINIMUM_VERSIONS = {
-    "numpy": "1.23",
-    "matplotlib": "3.7",
-    "ipywidgets": "7.6.5",
-    "autograd": "1.6.2",
-    "tqdm": "4.62",
-}
+
+def minimum_versions():
+    """The runtime dependencies and their lower bounds, as the installed package declares them.
+
+    Read from the package metadata (pyproject.toml's ``dependencies``), so there is one list.
+
+    Returns
+    -------
+    dict
+        Package name -> the lowest version allowed (the text after ``>=``).
+
+    Examples
+    --------
+    >>> minimum_versions()["numpy"]
+    '1.23'
+    """
+    bounds = {}
+    for requirement in metadata.requires("posenc-lib") or []:
+        spec, _, marker = requirement.partition(";")
+        name, _, minimum = spec.partition(">=")
+        if not marker.strip():  # extras (test, lab) are not needed to run the course
+            bounds[name.strip()] = minimum.strip()
+    return bounds
 
 
 def show_source(obj):
@@ -23,6 +39,46 @@ def show_source(obj):
     display(Code(inspect.getsource(obj), language="python"))
 
 
+ROUNDING_BOUND = 1e-12
+
+
+def format_difference(value, *, bound=ROUNDING_BOUND):
+    """A maximum absolute difference as a notebook prints it: the same text on every machine.
+
+    Below ``bound`` a difference is floating-point rounding, whose digits depend on the CPU's
+    summation order (2.2e-16 on one machine is 4.4e-16 on another), so it prints as a bound
+    that says what it means. Larger values print with three significant digits.
+
+    Parameters
+    ----------
+    value : float
+        A non-negative difference, e.g. ``np.max(np.abs(a - b))``.
+    bound : float
+        Differences below this are reported as rounding only.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_difference(2.2e-16)
+    '< 1e-12 (rounding only)'
+    >>> format_difference(0.0)
+    '< 1e-12 (rounding only)'
+    >>> format_difference(4.0349)
+    '4.03'
+    >>> format_difference(0.05412)
+    '0.0541'
+    """
+    value = float(value)
+    if not value >= 0:
+        raise ValueError(f"format_difference: value must be a number >= 0, got {value!r}")
+    if value < bound:
+        return f"< {bound:.0e} (rounding only)".replace("e-0", "e-")
+    return f"{value:.3g}"
+
+
 def _version_tuple(text):
     parts = []
     for piece in text.split(".")[:3]:
@@ -33,8 +89,9 @@ def _version_tuple(text):
 
 def environment_report():
     """Rows (package, installed version, minimum, ok) for Python and each runtime dependency."""
-    rows = [("python", platform.python_version(), "3.10", None)]
-    for name, minimum in MINIMUM_VERSIONS.items():
+    python_minimum = metadata.metadata("posenc-lib")["Requires-Python"].removeprefix(">=")
+    rows = [("python", platform.python_version(), python_minimum, None)]
+    for name, minimum in minimum_versions().items():
         try:
             version = metadata.version(name)
         except metadata.PackageNotFoundError:

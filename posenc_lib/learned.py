@@ -16,7 +16,8 @@ class LearnedPositions:
     rng : numpy.random.Generator or int, optional
         Seeds the initial values (default: seed 0, so the table is reproducible).
     init_std : float
-        Standard deviation of the initial entries (GPT-2 and BERT use 0.02).
+        Standard deviation of the initial entries (OpenAI's GPT-2 code: 0.01 for positions;
+        BERT and Hugging Face's models: 0.02).
 
     Examples
     --------
@@ -74,3 +75,42 @@ def cosine_similarity(table):
         raise ValueError("cosine_similarity: a row of zeros has no direction")
     unit = table / norms
     return unit @ unit.T
+
+
+def principal_axis(table):
+    """The direction along which the rows of a (N, d) table spread most, and how much they do.
+
+    The rows are centred, and the first principal component found by an SVD. For a learned
+    position table this asks whether training arranged the positions along one line (a ramp
+    from early to late) or used many directions.
+
+    Parameters
+    ----------
+    table : array_like, shape (N, d)
+
+    Returns
+    -------
+    share : float
+        Fraction of the total variance along the first principal axis, in [0, 1].
+    projection : ndarray, shape (N,)
+        Each centred row's coordinate along that axis, signed so that the last row's
+        coordinate is at least the first row's (early negative, late positive on a ramp).
+
+    Examples
+    --------
+    >>> ramp = np.outer(np.arange(5.0), [1.0, 2.0]) + [[0.0, 0.1], [0.1, 0.0], [0, 0], [0, 0], [0, 0]]
+    >>> share, projection = principal_axis(ramp)
+    >>> round(share, 3), projection.round(2)
+    (1.0, array([-4.41, -2.22, -0.03,  2.21,  4.45]))
+    """
+    table = np.asarray(table, dtype=float)
+    if table.ndim != 2 or table.shape[0] < 2:
+        raise ValueError(
+            f"principal_axis: table must be 2-D with at least 2 rows, got shape {table.shape}"
+        )
+    centred = table - table.mean(axis=0)
+    _, singular, axes = np.linalg.svd(centred, full_matrices=False)
+    projection = centred @ axes[0]
+    if projection[-1] < projection[0]:
+        projection = -projection
+    return float(singular[0] ** 2 / np.sum(singular**2)), projection

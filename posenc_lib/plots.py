@@ -98,7 +98,9 @@ def pair_waves(ax, positions, table, pair, *, marker=None):
     """
     (sin_line,) = ax.plot(positions, table[:, 2 * pair], label="sin: column 2i")
     (cos_line,) = ax.plot(positions, table[:, 2 * pair + 1], label="cos: column 2i+1")
+    # The current position, for the explorer; hidden when no marker is asked for.
     marker_line = ax.axvline(0 if marker is None else marker, color="C3", lw=1.5)
+    marker_line.set_visible(marker is not None)
     ax.set_xlabel("position p")
     ax.set_ylabel("value")
     ax.set_ylim(-1.15, 1.15)

@@ -39,7 +39,7 @@ def sinusoidal_positions(seq_len, d_model, *, base=10000.0, dtype=np.float64):
     """The (seq_len, d_model) table PE with PE[p, 2i] = sin(p omega_i), PE[p, 2i+1] = cos(p omega_i).
 
     Interleaved layout, as in Vaswani et al. and both source articles; omega_i from
-    `frequencies`. For odd d_model the last column is a sin, as article 004's loop leaves it.
+    `frequencies`. For odd d_model the last column is a sin, as the double loop of the article "09. Positional Encoding" leaves it.
 
     Parameters
     ----------
@@ -119,7 +119,7 @@ def wavelengths(d_model, base=10000.0):
 
 
 def sinusoidal_positions_loop(seq_len, d_model, base=10000.0):
-    """The same table one entry at a time, the way article 004 writes it: a reference to check
+    """The same table one entry at a time, the way the article "09. Positional Encoding" writes it: a reference to check
     `sinusoidal_positions` against and to time it against (`make bench`).
 
     Examples
@@ -164,3 +164,38 @@ def similarity_by_distance(distances, d_model, *, base=10000.0, pairs=None):
         omega = omega[pairs]
     k = np.asarray(distances, dtype=float)
     return np.cos(k[..., None] * omega).sum(axis=-1)
+
+
+def distance_by_shift(distances, d_model, *, base=10000.0, pairs=None):
+    """Euclidean distance |PE[p + k] - PE[p]| for each distance k, the same for every p.
+
+    Pair i moves its point round a unit circle by the angle k omega_i, a chord of length
+    2 |sin(k omega_i / 2)|, so the distance is ``2 * sqrt(sum_i sin^2(k omega_i / 2))``
+    (written this way it keeps full precision for slow pairs, where 1 - cos would not).
+    ``pairs`` restricts the sum to some pairs, to ask what one frequency band can tell apart.
+
+    Parameters
+    ----------
+    distances : array_like of float
+    d_model : int
+        Even.
+    base : float
+    pairs : slice or array_like of int, optional
+
+    Returns
+    -------
+    ndarray, same shape as ``distances``
+
+    Examples
+    --------
+    >>> distance_by_shift([0, 1], 4).round(4)
+    array([0.    , 0.9589])
+    >>> d = np.linalg.norm(sinusoidal_positions(8, 4)[7] - sinusoidal_positions(8, 4)[6])
+    >>> bool(np.isclose(d, distance_by_shift(1, 4)))
+    True
+    """
+    omega = frequencies(d_model, base)[: d_model // 2]
+    if pairs is not None:
+        omega = omega[pairs]
+    k = np.asarray(distances, dtype=float)
+    return 2.0 * np.sqrt(np.sum(np.sin(k[..., None] * omega / 2.0) ** 2, axis=-1))

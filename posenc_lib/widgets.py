@@ -17,6 +17,7 @@ from PIL import Image
 
 from . import plots
 from .attention import compare_orders, split_words
+from .display import format_difference
 from .sinusoidal import frequencies, sinusoidal_positions
 
 
@@ -107,20 +108,33 @@ def _slider(description, value, low, high, step=1, **kw):
 
 
 class HelloSlider(Explorer):
-    """Chapter 0's widget check: one slider turns one clock hand."""
+    """Chapter 0's widget check: one slider turns one clock hand, drawn.
+
+    The hand turns by one radian per position (the fastest pair of chapter 2). The label says the
+    angle in radians and in degrees, with the whole turns taken out: 7 rad is 401 degrees, one
+    full turn (360) plus 41.
+    """
 
     def __init__(self):
         self.position = _slider("position", 0, 0, 20)
         self.label = widgets.Label()
+        self.live = LiveFigure(figsize=(2.2, 2.2), dpi=72)
+        ax = self.live.fig.add_subplot()
+        (self.hands, self.dots) = plots.clock_faces(ax, [0.0])
+        ax.set_title("the fastest hand", fontsize="small")
+        self.live.animate(*self.hands, *self.dots)
         self.position.observe(self.update, names="value")
         self.update()
-        self.box = widgets.VBox([self.position, self.label])
+        self.box = widgets.VBox([self.position, self.live.image, self.label])
 
     def update(self, change=None):
         angle = self.position.value * frequencies(2)[0]
+        plots.set_clock_hands(self.hands, self.dots, [angle])
+        self.live.render()
+        turns, rest = divmod(np.degrees(angle), 360)
         self.label.value = (
-            f"position {self.position.value}: the fastest hand has turned {angle:.2f} rad "
-            f"= {np.degrees(angle) % 360:.0f} degrees round its clock"
+            f"position {self.position.value}: {angle:.2f} rad = {np.degrees(angle):.0f} degrees "
+            f"= {turns:.0f} full turn{'s' if turns != 1 else ''} + {rest:.0f} degrees"
         )
 
 
@@ -156,8 +170,8 @@ def describe_comparison(comparison):
     if comparison.order is None:
         tokens = "B is not a shuffle of A's words, so tokens can't be matched"
     else:
-        tokens = f"max |out_B - out_A shuffled| = {comparison.token_gap:.1e}"
-    return f"{tokens};  max |vector_A - vector_B| = {comparison.pooled_gap:.1e}"
+        tokens = f"max |out_B - out_A shuffled| = {format_difference(comparison.token_gap)}"
+    return f"{tokens};  max |vector_A - vector_B| = {format_difference(comparison.pooled_gap)}"
 
 
 class OrderExplorer(Explorer):
@@ -297,7 +311,9 @@ class SinusoidalExplorer(Explorer):
         )
         self.ax_clock.set_title("one clock per pair i: the hand points at (sin pω_i, cos pω_i)")
         positions = np.arange(self.seq_len)
-        self.waves = plots.pair_waves(self.ax_wave, positions, self.table, self.pair.value)
+        self.waves = plots.pair_waves(
+            self.ax_wave, positions, self.table, self.pair.value, marker=self.position.value
+        )
         self.heat = plots.heatmap(
             self.ax_map,
             self.table,

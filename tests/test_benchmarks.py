@@ -1,6 +1,7 @@
 """The benchmark script runs (in a seconds-long mode) and writes every key RESULTS.md needs.
 Timings themselves are never asserted: machines are noisy."""
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -39,3 +40,93 @@ def test_benchmark_script_runs_and_writes_its_results(tmp_path):
     assert all({"median", "min", "max"} <= set(s) for s in results["notebook_run_s"].values())
     assert results["notebook_peak_mb"]
     assert "| widget | median | min-max |" in (tmp_path / "RESULTS.md").read_text()
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = load(ROOT / "benchmarks" / "run.py", "bench_run")
+browser_tests = load(ROOT / "tests" / "test_browser.py", "browser_tests")
+
+
+def records(*presses):
+    """In-page records as the browser probe writes them: (ms to new src, ms more to painted)
+    per press, one press a second; None for a press whose image never changed or painted."""
+    out = []
+    for n, (to_src, to_paint) in enumerate(presses):
+        t_key = 1000.0 * n
+        t_mutation = None if to_src is None else t_key + to_src
+        t_painted = None if to_paint is None else t_mutation + to_paint
+        out.append(
+            {
+                "key": "ArrowRight",
+                "t_key": t_key,
+                "t_mutation": t_mutation,
+                "t_frame": None if t_painted is None else t_painted - 10,
+                "t_painted": t_painted,
+                "changes": int(t_mutation is not None),
+                "in_view": True,
+                "error": None,
+            }
+        )
+    return out
+
+
+def write_latency(path, widgets):
+    entries = {
+        name: browser_tests.latency_entry(notebook, "control", recs, "156.0")
+        for name, (notebook, recs) in widgets.items()
+    }
+    path.write_text(json.dumps({"format": browser_tests.LATENCY_FORMAT, "widgets": entries}))
+
+
+def test_browser_latency_reports_both_in_page_figures_per_widget(tmp_path):
+    path = tmp_path / "latency.json"
+    write_latency(
+        path,
+        {
+            "RopeExplorer m (ch 04)": ("04_rope.ipynb", records((40, 20), (60, 30), (50, 25))),
+            "AlibiExplorer head (ch 05)": ("05_alibi.ipynb", records((30, 10), (None, None))),
+            "Broken (ch 06)": ("06_x.ipynb", records((None, None))),
+        },
+    )
+    latency = bench.browser_latency(path)
+    assert list(latency) == ["RopeExplorer m (ch 04)", "AlibiExplorer head (ch 05)"]
+    rope = latency["RopeExplorer m (ch 04)"]
+    assert rope["key_to_mutation_ms"] == {"median": 50.0, "min": 40.0, "max": 60.0, "n": 3}
+    assert rope["key_to_painted_ms"] == {"median": 75.0, "min": 60.0, "max": 90.0, "n": 3}
+    assert rope["decode_and_paint_ms"] == {"median": 25.0, "min": 20.0, "max": 30.0, "n": 3}
+    alibi = latency["AlibiExplorer head (ch 05)"]
+    assert alibi["key_to_mutation_ms"]["n"] == alibi["key_to_painted_ms"]["n"] == 1
+
+
+def test_browser_latency_ignores_the_earlier_polling_file(tmp_path):
+    path = tmp_path / "latency.json"
+    path.write_text(json.dumps({"05_alibi.ipynb": [75.0, 46.0, None]}))
+    assert bench.browser_latency(path) is None
+    assert bench.browser_latency(tmp_path / "missing.json") is None
+
+
+def test_render_replaces_the_polled_latency_with_the_in_page_figures(tmp_path):
+    results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
+    results["browser_slider_to_image_ms"] = {"05_alibi.ipynb": {"median": 75.0}}
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    write_latency(
+        tmp_path / "latency.json",
+        {"RopeExplorer m (ch 04)": ("04_rope.ipynb", records((40, 20), (60, 30), (50, 25)))},
+    )
+    bench.main(
+        ["--render", "--out", str(tmp_path), "--notes", str(tmp_path / "NOTES.md")]
+        + ["--browser", str(tmp_path / "latency.json")]
+    )
+    rendered = json.loads((tmp_path / "results.json").read_text())
+    assert "browser_slider_to_image_ms" not in rendered
+    assert list(rendered["browser_key_to_image_ms"]) == ["RopeExplorer m (ch 04)"]
+    table = (tmp_path / "RESULTS.md").read_text()
+    assert "| widget control | n | key to new src | key to painted | decode and paint |" in table
+    assert "| RopeExplorer m (ch 04) | 3 | 50.0 (40.0-60.0) | 75.0 (60.0-90.0) " in table
+    assert "1-minute load average" in table

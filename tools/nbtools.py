@@ -1,6 +1,7 @@
 """Maintenance of the course notebooks.
 
-    python tools/nbtools.py sync [NOTEBOOK ...]   write each text source (NN_name.md) into its .ipynb
+    python tools/nbtools.py sync [NOTEBOOK ...]   write each text source (NN_name.md) into its .ipynb,
+                                                  ruff-format the code and write it back to the text
     python tools/nbtools.py run [NOTEBOOK ...]    sync, then execute in a fresh kernel, write outputs
     python tools/nbtools.py sync-links [NB ...]   rewrite badges and Colab setup cells from pyproject
     python tools/nbtools.py check [NB ...]        report stale, erroring or oversized notebooks
@@ -133,6 +134,19 @@ def sync_from_text(path):
     return True
 
 
+def format_code(path):
+    """Format the notebook's code cells with ruff (as `make test` checks them) and write the
+    formatted code back into the text source, so the pair stays in step."""
+    import subprocess
+
+    import jupytext
+
+    subprocess.run([sys.executable, "-m", "ruff", "format", "-q", str(path)], check=True)
+    nb = nbformat.read(path, as_version=4)
+    if cell_signature(jupytext.read(text_source(path))) != cell_signature(nb):
+        jupytext.write(nb, text_source(path), fmt="md:myst")
+
+
 def sync_links(nb, name, url):
     """Rewrite badge lines and the setup cell's REPO line in ``nb``; return True if changed."""
     changed = False
@@ -176,6 +190,19 @@ def run_problems(nb, name):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 problems.append(f"{name}: error output {out.get('ename')}: {out.get('evalue')}")
+    return problems
+
+
+NBVAL_TAGS = {"nbval-ignore-output", "nbval-skip", "nbval-check-output", "raises-exception"}
+
+
+def exemption_problems(nb, name):
+    """Cells that nbval treats specially (by tag) without a reason in ``nbval-reason`` metadata."""
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        tags = set(cell.get("metadata", {}).get("tags", [])) & NBVAL_TAGS
+        if tags and len(cell.metadata.get("nbval-reason", "").split()) < 3:
+            problems.append(f"{name}: cell {index} is tagged {sorted(tags)} with no nbval-reason")
     return problems
 
 
@@ -232,6 +259,7 @@ def main(argv=None):
         for path in paths:
             if sync_from_text(path):
                 print(f"wrote {text_source(path).name} into {path.name}")
+            format_code(path)
     if args.command == "run":
         for path in paths:
             print(f"running {path.name} ...", flush=True)
@@ -245,6 +273,7 @@ def main(argv=None):
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         problems += link_problems(nb, path.name, url) + pair_problems(path)
+        problems += exemption_problems(nb, path.name)
         if fresh:
             problems += run_problems(nb, path.name)
     print("\n".join(problems) or f"{len(paths)} notebooks are fresh, linked and within size")

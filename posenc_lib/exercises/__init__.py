@@ -11,15 +11,25 @@ In a notebook::
 import importlib
 import pkgutil
 
-from ._core import ChoiceExercise, Exercise, Feedback, FunctionExercise, ValueExercise
+from ._core import (
+    ChoiceExercise,
+    Exercise,
+    Feedback,
+    FunctionExercise,
+    Mistake,
+    ValueExercise,
+    named_mistake,
+)
 
 __all__ = [
     "ChoiceExercise",
     "Exercise",
     "Feedback",
     "FunctionExercise",
+    "Mistake",
     "ValueExercise",
     "all_exercises",
+    "named_mistake",
 ]
 
 

@@ -2,9 +2,13 @@
 ``q.solution()``.
 
 A checker never raises on a learner's answer: wrong types, wrong shapes, NaN, and functions that
-raise all come back as feedback that says what to fix.
+raise or call ``sys.exit`` all come back as feedback that says what to fix. A learner's function is
+called with its arguments by position, in the order the prompt states, so any parameter names
+work; a result that matches a known mistake (a `Mistake`) gets that mistake named.
 """
 
+import copy
+import inspect
 import math
 import textwrap
 import warnings
@@ -39,18 +43,52 @@ def _describe(value):
 
 
 def _arg(value):
-    """A short description of an argument for feedback: arrays by shape, the rest by repr."""
+    """A short description of an argument for feedback: arrays by shape, long lists by length.
+
+    Examples
+    --------
+    >>> _arg(np.zeros((2, 3))), _arg(0.1 + 0.2), _arg([{"seed": k} for k in range(4)])
+    ('<array of shape (2, 3)>', '0.3', '<list of 4 items>')
+    """
     if isinstance(value, np.ndarray):
         return f"<array of shape {value.shape}>"
-    if isinstance(value, (list, tuple)) and len(value) > 8:
+    if isinstance(value, (float, np.floating)):
+        return _fmt(value)
+    text = repr(value)
+    if isinstance(value, (list, tuple, dict)) and len(text) > 40:
         return f"<{type(value).__name__} of {len(value)} items>"
-    return repr(value)
+    return text
 
 
-def _fmt(x):
+def _fmt(x, digits=6):
     """A number as a learner would write it: 0.540302, 786432, True."""
     x = x.item() if isinstance(x, np.generic) else x
-    return f"{x:.6g}" if isinstance(x, float) else repr(x)
+    return f"{x:.{digits}g}" if isinstance(x, float) else repr(x)
+
+
+def _fmt_pair(yours, expected, atol=0.0):
+    """Two numbers with enough significant digits (6 at least) that they read differently.
+
+    A value smaller than ``atol`` in magnitude is rounding residue (cos(pi / 2) is 6.1e-17, not
+    0), which has no stable digits: it is shown as 0.
+
+    Examples
+    --------
+    >>> _fmt_pair(-2.1134201, -2.1134213)
+    ('-2.1134201', '-2.1134213')
+    >>> _fmt_pair(0.5, 0.25)
+    ('0.5', '0.25')
+    >>> _fmt_pair(1.0, np.cos(np.pi / 2), atol=1e-9)
+    ('1', '0')
+    """
+    yours, expected = (
+        0 if isinstance(x, (float, np.floating)) and abs(x) < atol else x for x in (yours, expected)
+    )
+    for digits in (6, 8, 10, 12, 17):
+        shown = _fmt(yours, digits), _fmt(expected, digits)
+        if shown[0] != shown[1]:
+            return shown
+    return shown
 
 
 def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"):
@@ -92,12 +130,19 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
     close = np.isclose(array, expected, rtol=rtol, atol=atol)
     if np.all(close):
         return None
-    bad = np.argwhere(~close)
-    shown = "; ".join(
-        f"at {tuple(i.tolist())} you have {_fmt(array[tuple(i)])}, "
-        f"expected {_fmt(expected[tuple(i)])}"
-        for i in bad[:3]
-    )
+    bad = [tuple(i.tolist()) for i in np.argwhere(~close)]
+
+    def entry(index, separator=""):
+        return "at {}{} you have {}, expected {}".format(
+            index, separator, *_fmt_pair(array[index], expected[index], atol)
+        )
+
+    shown = "; ".join(entry(index) for index in bad[:3])
+    yours, wanted = array.astype(float), expected.astype(float)
+    excess = np.abs(yours - wanted) - rtol * np.abs(wanted)
+    worst = tuple(int(k) for k in np.unravel_index(np.argmax(excess), array.shape))
+    if worst not in bad[:3]:
+        shown += f"; the largest difference is {entry(worst, ':')}"
     return Feedback(
         False,
         f"{what} differs from the expected values in {len(bad)} of {array.size} entries "
@@ -105,16 +150,76 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
     )
 
 
-def _call(func, args, kwargs):
-    """Call the learner's function; return (result, None) or (None, Feedback on the exception)."""
-    call = ", ".join([_arg(a) for a in args] + [f"{k}={_arg(v)}" for k, v in kwargs.items()])
+def _call(func, args, kwargs, call):
+    """Call the learner's function; return (result, None) or (None, Feedback on what went wrong).
+
+    ``call`` is the call as the feedback shows it. The learner's own exceptions, and a
+    ``sys.exit()`` inside their function, become feedback; Ctrl-C (KeyboardInterrupt) still
+    interrupts.
+    """
     name = getattr(func, "__name__", "your function")
     try:
         return func(*args, **kwargs), None
     except NotImplementedError:
-        return None, Feedback(False, f"{name} is not implemented yet: replace the placeholder.")
-    except Exception as err:  # the learner's own error, reported with their message
-        return None, Feedback(False, f"calling {name}({call}) raised {type(err).__name__}: {err}")
+        return None, Feedback(
+            False, f"your function {name} is not implemented yet: replace the placeholder."
+        )
+    except SystemExit as err:
+        code = "" if err.code is None else f"({err.code!r})"
+        return None, Feedback(
+            False,
+            f"calling {call} ran sys.exit{code}, which would stop the whole program: a function "
+            "should return its result (or raise an exception) instead.",
+        )
+    except KeyboardInterrupt:  # Ctrl-C: the learner wants to stop, not to read feedback
+        raise
+    except BaseException as err:  # the learner's own error, reported with their message
+        return None, Feedback(False, f"calling {call} raised {type(err).__name__}: {err}")
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known wrong answer, named for the learner when theirs matches it.
+
+    ``answer`` computes the wrong answer from the same arguments as the exercise's reference
+    (passed by keyword); ``message`` says what went wrong and how to fix it.
+
+    Examples
+    --------
+    >>> forgot_two_pi = Mistake("that is 1/omega, in radians: multiply by 2 pi", lambda w: 1 / w)
+    >>> forgot_two_pi.matches(2.0, {"w": 0.5})
+    True
+    >>> forgot_two_pi.matches(4 * np.pi, {"w": 0.5})
+    False
+    """
+
+    message: str
+    answer: object
+
+    def matches(self, result, arguments, *, rtol=1e-6, atol=1e-9):
+        """Whether ``result`` equals this wrong answer for ``arguments`` (a dict), within tolerance."""
+        try:
+            wrong = self.answer(**arguments)
+        except Exception:  # a variant undefined for these arguments cannot match
+            return False
+        return compare_arrays(result, wrong, rtol=rtol, atol=atol) is None
+
+
+def named_mistake(result, mistakes, arguments, *, rtol=1e-6, atol=1e-9):
+    """The first of ``mistakes`` whose wrong answer ``result`` matches, or None.
+
+    Examples
+    --------
+    >>> sign = Mistake("the sign is flipped", lambda x: -x)
+    >>> named_mistake(np.array([-1.0]), [sign], {"x": np.array([1.0])}).message
+    'the sign is flipped'
+    >>> named_mistake(np.array([1.0]), [sign], {"x": np.array([1.0])}) is None
+    True
+    """
+    for mistake in mistakes:
+        if mistake.matches(result, arguments, rtol=rtol, atol=atol):
+            return mistake
+    return None
 
 
 @dataclass
@@ -141,6 +246,8 @@ class Exercise:
         """Return the Feedback for ``answer``; never raises."""
         try:
             feedback = self.grade(answer)
+        except SystemExit:  # e.g. an answer whose __array__ exits; Ctrl-C still interrupts
+            return Feedback(False, "your answer ran sys.exit() while it was being checked.")
         except Exception as err:  # a checker bug must not look like the learner's fault
             return Feedback(False, f"the checker could not grade this answer ({err!r}).")
         if feedback.passed and self.success:
@@ -173,41 +280,142 @@ class Exercise:
 class FunctionExercise(Exercise):
     """The learner writes a function; it is called on ``cases`` and compared with ``reference``.
 
-    Each case is a dict of keyword arguments.
+    Each case is a dict of the arguments by name, in the order the prompt states them. The
+    learner's function receives them **by position**, so it may name its parameters as it likes;
+    only the names in ``keyword_only`` (which the prompt must ask for as keyword-only) are passed
+    by keyword. ``reference`` receives the case by keyword. ``mistakes`` are known wrong answers
+    (`Mistake`), named when the learner's result matches one; ``returns`` says what the function
+    returns, for the feedback when it returns several values.
     """
 
     reference: object = None
     cases: tuple = ()
+    keyword_only: tuple = ()
+    mistakes: tuple = ()
+    returns: str = "the result"
     rtol: float = 1e-6
     atol: float = 1e-9
+
+    @property
+    def parameters(self):
+        """The argument names, in the order the checker passes them."""
+        return tuple(self.cases[0]) if self.cases else ()
+
+    @property
+    def signature(self):
+        """How the checker calls the learner's function, e.g. ``wavelength(i, d_model)``."""
+        positional = [n for n in self.parameters if n not in self.keyword_only]
+        keywords = [n for n in self.parameters if n in self.keyword_only]
+        names = positional + (["*", *keywords] if keywords else [])
+        return f"{self.answer_name}({', '.join(names)})"
+
+    def _split(self, case):
+        args = [v for k, v in case.items() if k not in self.keyword_only]
+        return args, {k: v for k, v in case.items() if k in self.keyword_only}
+
+    def _call_text(self, func, case):
+        args, kwargs = self._split(case)
+        shown = [_arg(a) for a in args] + [f"{k}={_arg(v)}" for k, v in kwargs.items()]
+        return f"{getattr(func, '__name__', self.answer_name)}({', '.join(shown)})"
+
+    def _learner_parameters(self, func):
+        try:
+            return inspect.signature(func).parameters
+        except (TypeError, ValueError):  # builtins and other callables without a signature
+            return None
+
+    def _signature_problem(self, func):
+        """Feedback if ``func`` cannot be called the way the checker calls it, else None."""
+        parameters = self._learner_parameters(func)
+        if parameters is None:
+            return None
+        args, kwargs = self._split(dict.fromkeys(self.parameters))
+        try:
+            inspect.signature(func).bind(*args, **kwargs)
+        except TypeError as err:
+            count = len(args)
+            keywords = f", then {', '.join(kwargs)} by keyword" if kwargs else ""
+            yours = f"{getattr(func, '__name__', 'your function')}{inspect.signature(func)}"
+            return Feedback(
+                False,
+                f"the checker calls your function as {self.signature}: {count} argument"
+                f"{'s' if count != 1 else ''} by position, in this order{keywords} (any names "
+                f"will do). Yours is {yours}, which cannot take them ({err}).",
+            )
+        return None
+
+    def _order_note(self, func):
+        """A note when the learner used the prompt's names in another order."""
+        parameters = self._learner_parameters(func)
+        if parameters is None:
+            return ""
+        positional = [n for n in self.parameters if n not in self.keyword_only]
+        theirs = list(parameters)[: len(positional)]
+        if sorted(theirs) == sorted(positional) and theirs != positional:
+            return (
+                f" Note: arguments arrive by position in the order {self.signature}; your "
+                f"parameters are in the order ({', '.join(theirs)})."
+            )
+        return ""
+
+    def _result_problem(self, result, expected, case, call):
+        what = f"the result of {call}"
+        problem = compare_arrays(result, expected, rtol=self.rtol, atol=self.atol, what=what)
+        if problem is None:
+            return None
+        if (
+            isinstance(result, (tuple, list))
+            and len(result) > 1
+            and compare_arrays(result[0], expected, rtol=self.rtol, atol=self.atol) is None
+        ):
+            return Feedback(
+                False,
+                f"your function returned {len(result)} values for {call}, and the first is "
+                f"right: return only {self.returns}.",
+            )
+        mistake = named_mistake(result, self.mistakes, case, rtol=self.rtol, atol=self.atol)
+        if mistake is not None:
+            return Feedback(False, f"for {call}: {mistake.message}")
+        return problem
 
     def grade(self, answer):
         if not callable(answer):
             return Feedback(False, f"pass your function itself, got {_describe(answer)}.")
+        problem = self._signature_problem(answer)
+        if problem is not None:
+            return problem
         for case in self.cases:
-            result, error = _call(answer, (), case)
+            expected = self.reference(**case)  # before the learner's function sees the arguments
+            args, kwargs = self._split(copy.deepcopy(case))  # it may change them in place
+            call = self._call_text(answer, case)
+            result, error = _call(answer, args, kwargs, call)
             if error is not None:
                 return error
-            what = f"the result for {', '.join(f'{k}={_arg(v)}' for k, v in case.items())}"
-            expected = self.reference(**case)
-            problem = compare_arrays(result, expected, rtol=self.rtol, atol=self.atol, what=what)
+            problem = self._result_problem(result, expected, case, call)
             if problem is not None:
-                return problem
+                return Feedback(False, problem.message + self._order_note(answer))
         return Feedback(True, f"your function matches the library on {len(self.cases)} cases.")
 
 
 @dataclass(repr=False)
 class ValueExercise(Exercise):
-    """The learner computes a value (number or array) that must match ``expected``."""
+    """The learner computes a value (number or array) that must match ``expected``.
+
+    ``mistakes`` are known wrong values (`Mistake` with an ``answer`` that takes no arguments).
+    """
 
     expected: object = None
+    mistakes: tuple = ()
     rtol: float = 1e-6
     atol: float = 1e-9
 
     def grade(self, answer):
         expected = self.expected() if callable(self.expected) else self.expected
         problem = compare_arrays(answer, expected, rtol=self.rtol, atol=self.atol)
-        return problem if problem is not None else Feedback(True, "that is the right value.")
+        if problem is None:
+            return Feedback(True, "that is the right value.")
+        mistake = named_mistake(answer, self.mistakes, {}, rtol=self.rtol, atol=self.atol)
+        return problem if mistake is None else Feedback(False, mistake.message)
 
 
 @dataclass(repr=False)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._core import ValueExercise
+from ._core import Mistake, ValueExercise
 
 q1 = ValueExercise(
     name="positions",
@@ -12,6 +12,13 @@ q1 = ValueExercise(
     starter="positions = None  # replace None with your array",
     answer_name="positions",
     expected=np.arange(10, dtype=float),
+    mistakes=(
+        Mistake(
+            "your positions run from 1 to 10; this course counts positions from 0, as numpy "
+            "indexes arrays.",
+            lambda: np.arange(1, 11, dtype=float),
+        ),
+    ),
     success="You have seen the whole cycle: check, read the feedback, fix, check again.",
 )
 

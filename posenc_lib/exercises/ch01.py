@@ -2,25 +2,36 @@
 
 import numpy as np
 
-from ..attention import permutation_matrix, self_attention
-from ._core import ChoiceExercise, FunctionExercise
+from ..attention import permutation_matrix, self_attention, softmax
+from ._core import ChoiceExercise, FunctionExercise, Mistake
 
 
 def _layer_case(seed, t, d_model, d_k, d_v):
+    """Random tokens and a layer scaled like a trained one: the scaled scores have spread about
+    1, so the softmax is not saturated and a missing or wrong scale changes every output."""
     rng = np.random.default_rng(seed)
     return {
         "x": rng.normal(size=(t, d_model)),
-        "w_q": rng.normal(size=(d_model, d_k)),
-        "w_k": rng.normal(size=(d_model, d_k)),
-        "w_v": rng.normal(size=(d_model, d_v)),
+        "w_q": rng.normal(size=(d_model, d_k)) / np.sqrt(d_model),
+        "w_k": rng.normal(size=(d_model, d_k)) / np.sqrt(d_model),
+        "w_v": rng.normal(size=(d_model, d_v)) / np.sqrt(d_model),
     }
+
+
+def _attention(x, w_q, w_k, w_v, *, scale=None, axis=-1, scores_kq=False, softmax_=True):
+    """One head of attention with the usual slips switched on by the keywords."""
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = (k @ q.T if scores_kq else q @ k.T) / np.sqrt(w_k.shape[1] if scale is None else scale)
+    weights = softmax(scores, axis=axis) if softmax_ else scores
+    return weights @ v
 
 
 q1 = FunctionExercise(
     name="attention",
     prompt=(
         "Write attention(x, w_q, w_k, w_v) for one head without a mask: q, k, v = x w_q, x w_k, "
-        "x w_v; weights = softmax(q k^T / sqrt(d_k)) row by row; return weights @ v, shape (T, d_v)."
+        "x w_v; weights = softmax(q k^T / sqrt(d_k)) row by row; return only the output "
+        "weights @ v, shape (T, d_v)."
     ),
     hint_text=(
         "d_k is w_k.shape[1]. For a stable softmax subtract each row's maximum before np.exp, "
@@ -37,7 +48,50 @@ q1 = FunctionExercise(
     return weights @ v""",
     answer_name="attention",
     reference=lambda **case: self_attention(**case)[0],
-    cases=(_layer_case(1, 6, 8, 8, 8), _layer_case(2, 3, 5, 4, 2), _layer_case(3, 1, 2, 2, 3)),
+    cases=(_layer_case(1, 6, 8, 8, 8), _layer_case(2, 5, 6, 4, 3), _layer_case(3, 1, 2, 2, 3)),
+    returns="the output weights @ v (the library's self_attention also returns the weights; "
+    "this exercise asks for the output alone)",
+    mistakes=(
+        Mistake(
+            "your output is what attention gives without the 1/sqrt(d_k) scale. Divide the "
+            "scores q k^T by sqrt(d_k) before the softmax, or wide heads saturate it.",
+            lambda x, w_q, w_k, w_v: _attention(x, w_q, w_k, w_v, scale=1.0),
+        ),
+        Mistake(
+            "your scores are divided by d_k; divide by its square root, sqrt(d_k).",
+            lambda x, w_q, w_k, w_v: _attention(x, w_q, w_k, w_v, scale=w_k.shape[1] ** 2),
+        ),
+        Mistake(
+            "your scores are divided by sqrt(d_model), the width of x; the scale is "
+            "sqrt(d_k), the width of the queries and keys (w_k.shape[1]).",
+            lambda x, w_q, w_k, w_v: _attention(x, w_q, w_k, w_v, scale=x.shape[1]),
+        ),
+        Mistake(
+            "your scores are divided by sqrt(d_v), the width of the values; the scale is "
+            "sqrt(d_k), the width of the queries and keys (w_k.shape[1]).",
+            lambda x, w_q, w_k, w_v: _attention(x, w_q, w_k, w_v, scale=w_v.shape[1]),
+        ),
+        Mistake(
+            "your softmax runs down each column (axis=0), so each key's weights sum to 1. "
+            "Each query's row must sum to 1: take the softmax over the keys, axis=-1.",
+            lambda x, w_q, w_k, w_v: _attention(x, w_q, w_k, w_v, axis=0),
+        ),
+        Mistake(
+            "your scores are transposed (k q^T): row i must hold query i against every key, "
+            "q k^T, before the row-wise softmax.",
+            lambda x, w_q, w_k, w_v: _attention(x, w_q, w_k, w_v, scores_kq=True),
+        ),
+        Mistake(
+            "your function uses the scaled scores as weights: turn them into weights with a "
+            "softmax over each row first.",
+            lambda x, w_q, w_k, w_v: _attention(x, w_q, w_k, w_v, softmax_=False),
+        ),
+        Mistake(
+            "your function returns the attention weights; return their weighted sum of the "
+            "values, weights @ v.",
+            lambda x, w_q, w_k, w_v: self_attention(x, w_q, w_k, w_v)[1],
+        ),
+    ),
     success="This is exactly what posenc_lib.self_attention computes (plus masks and biases).",
 )
 
@@ -60,7 +114,25 @@ q2 = FunctionExercise(
     return np.eye(len(order))[list(order)]""",
     answer_name="perm_matrix",
     reference=lambda order: permutation_matrix(order),
-    cases=({"order": [0, 4, 2, 3, 1, 5]}, {"order": [2, 0, 1]}, {"order": [0]}),
+    # The chapter's shuffle swaps two words, so its matrix equals its transpose; the 3-cycle
+    # and the 5-token shuffle are not their own inverses, so a transposed P shows.
+    cases=(
+        {"order": [0, 4, 2, 3, 1, 5]},
+        {"order": [2, 0, 1]},
+        {"order": [3, 0, 4, 1, 2]},
+        {"order": [0]},
+    ),
+    mistakes=(
+        Mistake(
+            "your matrix is the transpose of P, the inverse shuffle: (P.T @ x)[order[i]] == "
+            "x[i]. Row i of P needs its 1 in column order[i], so that (P @ x)[i] == x[order[i]].",
+            lambda order: permutation_matrix(order).T,
+        ),
+        Mistake(
+            "your matrix is still all zeros: put one 1 in each row.",
+            lambda order: np.zeros((len(order), len(order))),
+        ),
+    ),
     success="Now check attn(P x) == P attn(x) with it, as the next cell does.",
 )
 

@@ -1,14 +1,50 @@
 """Chapter 2: sinusoidal positions."""
 
-from ..sinusoidal import shift_matrix, sinusoidal_positions, wavelengths
-from ._core import FunctionExercise
+import numpy as np
+
+from ..sinusoidal import frequencies, shift_matrix, sinusoidal_positions, wavelengths
+from ._core import FunctionExercise, Mistake
+
+
+def _angles(seq_len, d_model, *, base=10000.0, start=0):
+    """Every (position, pair) angle, positions counted from ``start``."""
+    return np.arange(start, start + seq_len)[:, None] * frequencies(d_model, base)[None, :]
+
+
+def _concatenated(seq_len, d_model):
+    """All sines first, then all cosines: the other common layout."""
+    angles = _angles(seq_len, d_model)
+    return np.concatenate([np.sin(angles), np.cos(angles[:, : d_model // 2])], axis=1)
+
+
+def _swapped(seq_len, d_model):
+    """Cosines in the even columns, sines in the odd ones."""
+    angles = _angles(seq_len, d_model)
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.cos(angles)
+    pe[:, 1::2] = np.sin(angles[:, : d_model // 2])
+    return pe
+
+
+def _from_one(seq_len, d_model):
+    """Positions 1 .. seq_len instead of 0 .. seq_len - 1."""
+    return sinusoidal_positions(seq_len + 1, d_model)[1:]
+
+
+def _lone_column_zero(seq_len, d_model):
+    """Odd d_model with the last column left at 0."""
+    pe = sinusoidal_positions(seq_len, d_model)
+    if d_model % 2:
+        pe[:, -1] = 0.0
+    return pe
+
 
 q1 = FunctionExercise(
     name="positions",
     prompt=(
         "Write positions(seq_len, d_model) returning the (seq_len, d_model) sinusoidal table: "
-        "PE[p, 2i] = sin(p / 10000**(2i/d_model)), PE[p, 2i+1] = cos(same angle). "
-        "For odd d_model the last column is a sin. Try it without Python loops."
+        "PE[p, 2i] = sin(p / 10000**(2i/d_model)), PE[p, 2i+1] = cos(same angle), where i is "
+        "the pair index. For odd d_model the last column is a sin. Try it without Python loops."
     ),
     hint_text=(
         "Make the angles as an outer product: np.arange(seq_len)[:, None] times the pair "
@@ -33,6 +69,41 @@ q1 = FunctionExercise(
         {"seq_len": 10, "d_model": 512},
         {"seq_len": 7, "d_model": 5},
     ),
+    mistakes=(
+        Mistake(
+            "your table matches the formula with i in place of 2i in the exponent, "
+            "10000^(-i/d_model) with i the pair index (chapter 2's bug B, base 100 in disguise). "
+            "The exponent uses the dimension index 2i of the pair's sine column.",
+            lambda seq_len, d_model: sinusoidal_positions(seq_len, d_model, base=100.0),
+        ),
+        Mistake(
+            "your table matches the exponent 2·dim/d_model with dim = 0, 2, 4, ... (chapter 2's "
+            "bug A, base 10^8): the dimension index was doubled again. Use 2i/d_model with i the "
+            "pair index, which is dim/d_model.",
+            lambda seq_len, d_model: sinusoidal_positions(seq_len, d_model, base=1e8),
+        ),
+        Mistake(
+            "your table has all the sines first and then all the cosines (the concatenated "
+            "layout). This course interleaves them: column 2i holds pair i's sine and column "
+            "2i + 1 its cosine (pe[:, 0::2] and pe[:, 1::2]).",
+            _concatenated,
+        ),
+        Mistake(
+            "your sines and cosines are swapped: even columns 2i hold the sine, odd columns "
+            "2i + 1 the cosine, so position 0 reads [0, 1, 0, 1, ...].",
+            _swapped,
+        ),
+        Mistake(
+            "your positions run from 1 to seq_len; they count from 0, so row 0 is "
+            "[0, 1, 0, 1, ...].",
+            _from_one,
+        ),
+        Mistake(
+            "for odd d_model your last column is 0: it is a lone sine, sin(p * omega) for the "
+            "last pair, with no cosine partner. Compute angles for all ceil(d_model / 2) pairs.",
+            _lone_column_zero,
+        ),
+    ),
     success="Compare with posenc_lib.sinusoidal_positions: the same idea, plus argument checks.",
 )
 
@@ -53,7 +124,29 @@ q2 = FunctionExercise(
     return 2 * np.pi * 10000.0 ** (2 * i / d_model)""",
     answer_name="wavelength",
     reference=lambda i, d_model: wavelengths(d_model)[i],
-    cases=({"i": 0, "d_model": 512}, {"i": 1, "d_model": 16}, {"i": 255, "d_model": 512}),
+    cases=({"i": 1, "d_model": 16}, {"i": 255, "d_model": 512}, {"i": 0, "d_model": 512}),
+    mistakes=(
+        Mistake(
+            "your answer is 1 / omega_i, the number of positions per radian. A full turn is "
+            "2 pi radians: multiply by 2 pi.",
+            lambda i, d_model: 1 / frequencies(d_model)[i],
+        ),
+        Mistake(
+            "your answer is omega_i itself, the speed in radians per position. The wavelength "
+            "is the number of positions per turn, 2 pi / omega_i.",
+            lambda i, d_model: frequencies(d_model)[i],
+        ),
+        Mistake(
+            "your answer uses i in place of 2i in the exponent, 2 pi * 10000^(i/d_model): i is "
+            "the pair index, and the exponent is 2i/d_model.",
+            lambda i, d_model: 2 * np.pi * 10000.0 ** (i / d_model),
+        ),
+        Mistake(
+            "your answer uses 4i/d_model in the exponent, as if i were the dimension index "
+            "2i and then doubled: i is the pair index, and the exponent is 2i/d_model.",
+            lambda i, d_model: 2 * np.pi * 10000.0 ** (4 * i / d_model),
+        ),
+    ),
     success="From 2 pi positions for pair 0 to almost 10000 * 2 pi for the last pair.",
 )
 
@@ -76,7 +169,21 @@ q3 = FunctionExercise(
     answer_name="pair_shift",
     # A width-2 encoding has one pair with omega = 1, so a shift by k * omega does it.
     reference=lambda k, omega: shift_matrix(k * omega, 2),
-    cases=({"k": 1, "omega": 1.0}, {"k": 3, "omega": 0.1}, {"k": -2, "omega": 0.5}),
+    cases=({"k": 3, "omega": 0.1}, {"k": 1, "omega": 1.0}, {"k": -2, "omega": 0.5}),
+    mistakes=(
+        Mistake(
+            "your matrix shifts by -k: the signs of the sines are swapped. The pair is "
+            "(sin, cos), so row 1 reads sin(a + b) = sin a cos b + cos a sin b, giving "
+            "[cos kw, sin kw], and row 2 cos(a + b) = cos a cos b - sin a sin b, giving "
+            "[-sin kw, cos kw].",
+            lambda k, omega: shift_matrix(-k * omega, 2),
+        ),
+        Mistake(
+            "your matrix turns by k radians, not k * omega: pair i turns by omega per position, "
+            "so k positions are an angle of k * omega.",
+            lambda k, omega: shift_matrix(k, 2),
+        ),
+    ),
     success="It doesn't involve p: one matrix shifts every position by k.",
 )
 

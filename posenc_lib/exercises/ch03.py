@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..learned import cosine_similarity
-from ._core import ChoiceExercise, FunctionExercise
+from ._core import ChoiceExercise, FunctionExercise, Mistake
 
 q1 = FunctionExercise(
     name="table_parameters",
@@ -63,6 +63,25 @@ q3 = FunctionExercise(
     cases=tuple(
         {"table": np.random.default_rng(seed).normal(size=shape)}
         for seed, shape in ((0, (6, 4)), (1, (3, 8)), (2, (10, 2)))
+    ),
+    mistakes=(
+        Mistake(
+            "your matrix holds the dot products of the rows, not their cosines: divide each "
+            "row by its length first (np.linalg.norm(table, axis=1, keepdims=True)).",
+            lambda table: table @ table.T,
+        ),
+        Mistake(
+            "your rows were divided by the lengths of the columns (axis=0): each row must be "
+            "divided by its own length, axis=1 with keepdims=True.",
+            lambda table: (
+                (table / np.linalg.norm(table, axis=0)) @ (table / np.linalg.norm(table, axis=0)).T
+            ),
+        ),
+        Mistake(
+            "your matrix compares the columns (dimensions) with each other, unit.T @ unit. "
+            "Entry (a, b) compares rows a and b: unit @ unit.T, shape (N, N).",
+            lambda table: cosine_similarity(table.T),
+        ),
     ),
 )
 

@@ -3,7 +3,31 @@
 import numpy as np
 
 from ..alibi import alibi_slopes
-from ._core import FunctionExercise
+from ._core import FunctionExercise, Mistake
+
+
+def _geometric(m, start=1):
+    """2^(-8k/m) for k = start .. start + m - 1."""
+    return 2.0 ** (-8 * np.arange(start, start + m) / m)
+
+
+def _below(n):
+    """The largest power of two not above n."""
+    return 2 ** int(np.floor(np.log2(n)))
+
+
+def _extra_slopes(n, pick):
+    """The official recipe with another choice of the 2c-head slopes for the extra heads."""
+    c = _below(n)
+    if c == n:
+        return _geometric(n)
+    return np.concatenate([_geometric(c), pick(_geometric(2 * c))[: n - c]])
+
+
+def _distance(seq_len, signed=False):
+    i = np.arange(seq_len)
+    return i[:, None] - i[None, :] if signed else np.abs(i[:, None] - i[None, :])
+
 
 q1 = FunctionExercise(
     name="slopes",
@@ -30,12 +54,45 @@ q1 = FunctionExercise(
     answer_name="slopes",
     reference=lambda n: alibi_slopes(n),
     cases=({"n": 8}, {"n": 12}, {"n": 5}, {"n": 1}),
+    mistakes=(
+        Mistake(
+            "your slopes are negative. Slopes are positive rates; the minus sign belongs in the "
+            "bias, -slope * |i - j|.",
+            lambda n: -alibi_slopes(n),
+        ),
+        Mistake(
+            "your sequence starts at 2^0 = 1: the first slope is 2^(-8/n), and the last 2^-8.",
+            lambda n: _geometric(n, start=0),
+        ),
+        Mistake(
+            "for a head count that is not a power of two you used the geometric sequence for n "
+            "heads, 2^(-8k/n). The official recipe keeps the c heads of the power of two below "
+            "n and adds every other slope of the 2c-head sequence (for 12 heads: 2^-1 ... 2^-8, "
+            "then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5).",
+            lambda n: _geometric(n),
+        ),
+        Mistake(
+            "your extra heads take the first n - c slopes of the 2c-head sequence; take every "
+            "other one, [0::2], so that they fall between the existing slopes.",
+            lambda n: _extra_slopes(n, lambda s: s),
+        ),
+        Mistake(
+            "your extra heads take the odd-numbered slopes [1::2] of the 2c-head sequence, "
+            "which repeat slopes you already have; take [0::2].",
+            lambda n: _extra_slopes(n, lambda s: s[1::2]),
+        ),
+        Mistake(
+            "you have the right slopes in another order: the official code lists the c "
+            "power-of-two heads first and appends the extra heads after them, unsorted.",
+            lambda n: np.sort(alibi_slopes(n))[::-1],
+        ),
+    ),
 )
 
 q2 = FunctionExercise(
     name="bias_matrix",
     prompt="Write bias_matrix(seq_len, slope): the (seq_len, seq_len) ALiBi bias of one head, "
-    "-slope * |i - j| for query i and key j.",
+    "-slope * |i - j| for query i (row) and key j (column).",
     hint_text="np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :] gives i - j for every pair.",
     starter="""def bias_matrix(seq_len, slope):
     # YOUR CODE HERE
@@ -44,13 +101,34 @@ q2 = FunctionExercise(
     i = np.arange(seq_len)
     return -slope * np.abs(i[:, None] - i[None, :])""",
     answer_name="bias_matrix",
-    reference=lambda seq_len, slope: (
-        -slope * np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])
-    ),
+    reference=lambda seq_len, slope: -slope * _distance(seq_len),
     cases=(
         {"seq_len": 5, "slope": 0.5},
         {"seq_len": 8, "slope": 2**-8},
         {"seq_len": 1, "slope": 1.0},
+    ),
+    mistakes=(
+        Mistake(
+            "your bias has the wrong sign: +slope * |i - j| rewards distant keys. ALiBi "
+            "subtracts, -slope * |i - j|, so farther keys lose weight.",
+            lambda seq_len, slope: slope * _distance(seq_len),
+        ),
+        Mistake(
+            "your bias uses the signed distance i - j: keys after the query (j > i) get a "
+            "bonus. Take the absolute distance |i - j|.",
+            lambda seq_len, slope: -slope * _distance(seq_len, signed=True),
+        ),
+        Mistake(
+            "your bias uses the signed distance j - i: keys before the query get a bonus that "
+            "grows with distance. Take -slope * |i - j|.",
+            lambda seq_len, slope: slope * _distance(seq_len, signed=True),
+        ),
+        Mistake(
+            "your bias is the official code's shortcut +slope * j, which gives the same weights "
+            "as -slope * |i - j| only under a causal mask (a softmax ignores a constant per "
+            "row). Here write the bias itself, -slope * |i - j|.",
+            lambda seq_len, slope: slope * np.broadcast_to(np.arange(seq_len), (seq_len, seq_len)),
+        ),
     ),
 )
 
@@ -70,6 +148,28 @@ q3 = FunctionExercise(
     answer_name="halving_distance",
     reference=lambda slope: np.log(2) / slope,
     cases=({"slope": 0.5}, {"slope": 2**-8}, {"slope": 2**-0.5}),
+    mistakes=(
+        Mistake(
+            "your answer is 1 / slope, the distance at which the weight falls by a factor e. "
+            "Halving needs exp(-slope * extra) = 1/2, so extra = ln 2 / slope.",
+            lambda slope: 1 / slope,
+        ),
+        Mistake(
+            "your answer is negative: a distance is positive. From exp(-slope * extra) = 1/2, "
+            "extra = ln 2 / slope.",
+            lambda slope: -np.log(2) / slope,
+        ),
+        Mistake(
+            "your answer uses log base 10 (np.log10); the softmax's exp needs the natural "
+            "logarithm, np.log(2) / slope.",
+            lambda slope: np.log10(2) / slope,
+        ),
+        Mistake(
+            "your answer multiplies by the slope: a gentler slope (smaller) must give a longer "
+            "distance, so divide: ln 2 / slope.",
+            lambda slope: np.log(2) * slope,
+        ),
+    ),
     success="Head 1 of 8 (slope 1/2) halves a weight every 1.4 positions; head 8 (1/256) every "
     "177: from very local to nearly global.",
 )

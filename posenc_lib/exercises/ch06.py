@@ -1,7 +1,7 @@
 """Chapter 6: train short, test long."""
 
 from ..experiments import extrapolation_gap
-from ._core import ChoiceExercise, FunctionExercise
+from ._core import ChoiceExercise, FunctionExercise, Mistake
 
 
 def _records(values, task="t", scheme="s", metric="accuracy"):
@@ -54,14 +54,37 @@ q1 = FunctionExercise(
     answer_name="gap",
     reference=extrapolation_gap,
     cases=_CASES,
+    mistakes=(
+        Mistake(
+            "your gap has the opposite sign: it is the value at the longest length minus the "
+            "value at the training length, so a model that got worse has a negative accuracy "
+            "gap.",
+            lambda records, task, scheme: -extrapolation_gap(records, task, scheme),
+        ),
+        Mistake(
+            "your gap mixes in records of other tasks or schemes: keep only the records whose "
+            "task and scheme are the ones asked for.",
+            lambda records, task, scheme: extrapolation_gap(
+                [{**r, "task": task, "scheme": scheme} for r in records], task, scheme
+            ),
+        ),
+        Mistake(
+            "your gap uses one seed only: average the values of every seed at each length "
+            "(np.mean), then subtract.",
+            lambda records, task, scheme: extrapolation_gap(
+                [r for r in records if r["seed"] == 0], task, scheme
+            ),
+        ),
+    ),
     success="Use it on the study's records: which scheme has the smallest gap on each task?",
 )
 
 q2 = ChoiceExercise(
     name="flat_line",
     prompt=(
-        "ALiBi's lookback-3 accuracy is about the same at every length, but low (around 0.3). "
-        "What does that flat line tell you? (a) ALiBi extrapolates this task perfectly; "
+        "ALiBi's lookback-3 accuracy is about the same at every length, but far below what the "
+        "other schemes reach at the training length. What does that flat line tell you? "
+        "(a) ALiBi extrapolates this task perfectly; "
         "(b) ALiBi never learnt the task, so there was nothing to lose at longer lengths; "
         "(c) the evaluation at long lengths is broken."
     ),
@@ -71,12 +94,12 @@ q2 = ChoiceExercise(
     answer_name="answer_flat",
     options={
         "a": "Not quite: a flat line only means no loss. At the training length ALiBi already "
-        "scores about 0.3 where others score 1.0, so there was nothing to keep.",
+        "scores far below the schemes that solve the task, so there was nothing to keep.",
         "b": "Right: flat is not the same as good. A monotone distance penalty makes copying "
         "exactly 3 back hard to learn in the first place; 'extrapolates' only means something "
         "for a model that solved the task at the training length.",
-        "c": "No: the same evaluation gives RoPE 1.0 at length 32 and sensible values at 256. "
-        "Look at ALiBi's value at the training length.",
+        "c": "No: the same evaluation scores the other schemes at every length, and they solve "
+        "the task at length 32. Look at ALiBi's value at the training length.",
     },
     correct="b",
 )

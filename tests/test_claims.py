@@ -1,0 +1,370 @@
+"""The course's claims, kept as tests: every qualitative sentence a chapter's prose makes about a result
+(chapters 00-05 and 07; chapter 06's are in test_claims_ch06.py) is recomputed here with the library.
+
+Each test's name is the claim; its docstring names the chapter and quotes or paraphrases the sentence.
+`docs/claims.md` lists them all (`python tools/claims.py` rewrites it; a test keeps it current). If a
+change to the library or a notebook falsifies a sentence, the test named after it fails.
+"""
+
+import numpy as np
+import pytest
+
+from posenc_lib import (
+    alibi_bias,
+    alibi_slopes,
+    apply_rope,
+    causal_mask,
+    frequencies,
+    interpolate_positions,
+    ntk_base,
+    permutation_matrix,
+    rope_frequencies,
+    self_attention,
+    shift_matrix,
+    sinusoidal_positions,
+    softmax,
+    toy_embeddings,
+)
+from posenc_lib.attention import compare_orders, embed_token_ids, split_words
+from posenc_lib.learned import LearnedPositions, cosine_similarity, principal_axis
+from posenc_lib.model import ModelConfig, evaluate, init_params, train
+from posenc_lib.rope import convention_permutation, rope_decay_bound
+from posenc_lib.sinusoidal import distance_by_shift, similarity_by_distance
+from posenc_lib.tasks import markov, markov_entropy
+
+ROUNDING = 1e-12
+
+
+# -- chapter 01: attention can't see order -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sentences():
+    """Chapter 1's layer and the two sentences, built as the notebook builds them."""
+    rng = np.random.default_rng(0)
+    layer = [rng.normal(0.0, 0.7, size=(8, 8)) for _ in range(3)]
+    words_a = split_words("the dog bit the man .")
+    words_b = split_words("the man bit the dog .")
+    return (
+        layer,
+        toy_embeddings(words_a, 8),
+        toy_embeddings(words_b, 8),
+        words_a,
+        [0, 4, 2, 3, 1, 5],
+    )
+
+
+def test_each_tokens_output_is_identical_merely_shuffled(sentences):
+    """01: without positions B's outputs are A's, shuffled; the difference is rounding only."""
+    layer, x_a, x_b, _, order = sentences
+    out_a, weights_a = self_attention(x_a, *layer)
+    out_b, weights_b = self_attention(x_b, *layer)
+    assert np.max(np.abs(out_b - out_a[order])) < ROUNDING
+    assert np.max(np.abs(weights_b - weights_a[np.ix_(order, order)])) < ROUNDING
+    assert np.max(np.abs(out_a.mean(0) - out_b.mean(0))) < ROUNDING
+
+
+def test_the_two_rows_for_the_are_identical_without_positions(sentences):
+    """01: "the two rows for 'the' (rows 0 and 3) inside either pattern are identical"."""
+    layer, x_a, _, words_a, _ = sentences
+    weights = self_attention(x_a, *layer)[1]
+    assert words_a[0] == words_a[3] == "the"
+    assert np.max(np.abs(weights[0] - weights[3])) < ROUNDING
+
+
+def test_the_dog_man_swap_is_its_own_inverse_and_the_cycle_is_not(sentences):
+    """01: swapping "dog" and "man" is its own inverse (P = P^T); the cycle tells P from P^T."""
+    _, x_a, _, _, order = sentences
+    swap = permutation_matrix(order)
+    assert np.array_equal(swap, swap.T)
+    cycle = [3, 0, 4, 1, 5, 2]
+    p_cycle = permutation_matrix(cycle)
+    assert np.array_equal(p_cycle @ x_a, x_a[cycle])
+    assert not np.array_equal(p_cycle.T @ x_a, x_a[cycle])
+
+
+@pytest.mark.parametrize(
+    "options", [{"positions": True}, {"causal": True}], ids=["positions", "mask"]
+)
+def test_positions_and_a_causal_mask_each_break_the_symmetry(sentences, options):
+    """01: with positions a token output moves by up to 4.0 and the sentence vector by 0.85; a
+    causal mask alone breaks the symmetry too (4.4 and 1.26)."""
+    layer = sentences[0]
+    comparison = compare_orders("the dog bit the man .", "the man bit the dog .", *layer, **options)
+    expected = {"positions": (4.0, 0.85), "causal": (4.4, 1.26)}[next(iter(options))]
+    assert round(comparison.token_gap, 1) == expected[0]
+    assert comparison.pooled_gap == pytest.approx(expected[1], abs=0.01)
+
+
+# -- chapter 02: sinusoidal positions as clock hands ---------------------------------------------
+
+
+def test_both_articles_printed_values_are_reproduced():
+    """02: [0, 1, 0, 1] and [0.8415, 0.5403, 0.3110, 0.9504]; (10, 512) and position 5's first values."""
+    pe = sinusoidal_positions(50, 16)
+    assert np.allclose(pe[0, :4], [0, 1, 0, 1])
+    assert np.allclose(pe[1, :4].round(4), [0.8415, 0.5403, 0.3110, 0.9504])
+    five = sinusoidal_positions(10, 512)[5, :5].round(3)
+    assert np.allclose(five, [-0.959, 0.284, -0.994, 0.111, -0.998])
+
+
+def test_both_index_bugs_are_the_right_formula_with_another_base():
+    """02: bug A (2*dim in the exponent) is base 10^8, bug B (i/d) is base 100."""
+    d = 64
+    dims = np.arange(0, d, 2)
+    assert np.allclose(10000.0 ** (-2 * dims / d), frequencies(d, 1e8))
+    assert np.allclose(10000.0 ** (-np.arange(d // 2) / d), frequencies(d, 1e2))
+
+
+def test_bug_a_freezes_28_columns_and_bug_b_has_no_slow_clock():
+    """02: over 1000 positions bug A leaves 28 of 64 columns nearly constant; bug B's slowest
+    wavelength is about 550 positions."""
+    frozen = np.sum(np.ptp(sinusoidal_positions(1000, 64, base=1e8), axis=0) < 0.01)
+    assert frozen == 28
+    assert 540 < 2 * np.pi / frequencies(64, 1e2)[-1] < 550
+
+
+def test_fast_pairs_alone_identify_every_position_and_slow_pairs_alone_do_not():
+    """02: closest two of positions 0-9999: 16 fastest pairs 1.942, all 64 pairs 1.953, 16 slowest
+    pairs 0.002."""
+    k = np.arange(1, 10_000)
+    assert distance_by_shift(k, 128, pairs=slice(0, 16)).min() == pytest.approx(1.942, abs=5e-4)
+    assert distance_by_shift(k, 128).min() == pytest.approx(1.953, abs=5e-4)
+    assert distance_by_shift(k, 128, pairs=slice(48, 64)).min() == pytest.approx(0.002, abs=5e-4)
+
+
+def test_slow_pairs_measure_distance_monotonically_and_fast_pairs_oscillate():
+    """02: the slow band's similarity falls monotonically over 2,000 distances; the fast band's
+    drops 12% in one step, is negative by 10 and then oscillates (3.7 at 100, -4.4 at 1000)."""
+    k = np.arange(0, 2001)
+    slow = similarity_by_distance(k, 128, pairs=slice(48, 64))
+    fast = similarity_by_distance(k, 128, pairs=slice(0, 16))
+    assert np.all(np.diff(slow) < 0)
+    assert 1 - fast[1] / fast[0] == pytest.approx(0.12, abs=0.005)
+    assert fast[10] < 0 and round(fast[100], 1) == 3.7 and round(fast[1000], 1) == -4.4
+
+
+def test_similarity_peaks_at_distance_zero_and_first_rises_again_at_12():
+    """02: similarity is largest at k = 0 and drops overall, but first rises again at distance 12."""
+    s = similarity_by_distance(np.arange(0, 1001), 128)
+    assert s.argmax() == 0
+    assert np.argmax(np.diff(s) > 0) + 1 == 12
+
+
+def test_a_head_whose_key_map_is_m_k_transposed_attends_exactly_k_back():
+    """02: with W_K = M_3^T every query p >= 3 scores key p - 3 highest."""
+    pe = sinusoidal_positions(64, 128)
+    scores = pe @ (pe @ shift_matrix(3, 128).T).T
+    assert np.array_equal(scores[3:].argmax(axis=1), np.arange(61))
+
+
+def test_a_plain_dot_product_cannot_tell_before_from_after():
+    """02: PE_37 . PE_42 = PE_37 . PE_32."""
+    pe = sinusoidal_positions(64, 128)
+    assert abs(pe[37] @ pe[42] - pe[37] @ pe[32]) < ROUNDING
+
+
+def test_scaling_by_sqrt_d_model_lets_the_word_outweigh_the_position():
+    """02: unscaled, dog@1 is closer to man@1 (0.997) than to dog@4 (0.828); scaled, 0.945 against 0.375."""
+    d = 512
+    table = np.random.default_rng(0).normal(0.0, 1 / np.sqrt(d), size=(2, d))
+    pe = sinusoidal_positions(5, d)
+
+    def cosine(a, b):
+        return a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
+
+    for scale, (same_word, same_position) in [(1.0, (0.828, 0.997)), (np.sqrt(d), (0.945, 0.375))]:
+        dog, man = scale * table
+        assert round(cosine(dog + pe[1], dog + pe[4]), 3) == same_word
+        assert round(cosine(dog + pe[1], man + pe[1]), 3) == same_position
+
+
+# -- chapter 03: learned positions ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def trained_table():
+    """Chapter 3's run: a 64-row table trained on Markov text at length 32 for 300 steps."""
+    config = ModelConfig(
+        vocab_size=16,
+        scheme="learned",
+        d_model=32,
+        n_heads=4,
+        mlp=True,
+        max_len=64,
+        learned_init_std=0.02,
+    )
+    result = train(config, markov(), steps=300, batch_size=16, length=32, seed=0, progress=False)
+    return config, result
+
+
+def test_rows_past_the_training_length_never_move(trained_table):
+    """03: rows 32-63 have not moved at all; rows 0-31 have."""
+    config, result = trained_table
+    initial = init_params(config, seed=0)["pos"]
+    moved = np.abs(result.params["pos"] - initial)
+    assert np.all(moved[32:] == 0) and moved[:32].max() > 1
+
+
+def test_the_trained_table_is_an_early_to_late_ramp(trained_table):
+    """03: over 90% of the trained rows' variance lies along one direction, and along it the rows
+    rise steadily from row 0 to row 30; rows 16 apart point opposite ways."""
+    _, result = trained_table
+    share, ramp = principal_axis(result.params["pos"][:32])
+    assert share > 0.9
+    assert ramp[0] == ramp[:31].min() and ramp[30] == ramp[:31].max()
+    assert np.mean(np.diff(ramp[:31]) > 0) > 0.9
+    similarity = cosine_similarity(result.params["pos"][:32])
+    assert np.mean(np.diagonal(similarity, 1)) > 0.8 and np.mean(np.diagonal(similarity, 16)) < -0.5
+
+
+def test_training_has_not_reached_the_best_possible_loss(trained_table):
+    """03: after 300 steps the loss (about 1.85) is still well above the chain's entropy (1.23)."""
+    config, result = trained_table
+    assert evaluate(result.params, config, markov(), 32) - markov_entropy() > 0.5
+
+
+def test_untrained_rows_make_length_64_worse_than_no_positions(trained_table):
+    """03: at length 32 the table helps; at 64 the same model is worse than at 32 and worse than a
+    model with no positions."""
+    config, result = trained_table
+    none = config.with_(scheme="none")
+    baseline = train(none, markov(), steps=300, batch_size=16, length=32, seed=0, progress=False)
+    learned_32, learned_64 = (evaluate(result.params, config, markov(), n) for n in (32, 64))
+    none_32, none_64 = (evaluate(baseline.params, none, markov(), n) for n in (32, 64))
+    assert learned_32 < none_32
+    assert learned_64 > learned_32 and learned_64 > none_64
+
+
+# -- chapter 04: RoPE ---------------------------------------------------------------------------------
+
+
+def test_rope_scores_depend_only_on_the_offset():
+    """04: (3, 7), (103, 107) and (5003, 5007) score the same up to rounding (below 1e-9); (7, 3) differs."""
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=(1, 64)), rng.normal(size=(1, 64))
+
+    def score(m, n):
+        return (apply_rope(q, positions=[m]) @ apply_rope(k, positions=[n]).T).item()
+
+    for m, n in [(103, 107), (5003, 5007)]:
+        assert abs(score(m, n) - score(3, 7)) < 1e-9
+    assert abs(score(7, 3) - score(3, 7)) > 1
+
+
+def test_the_decay_bound_matches_the_paper_and_is_not_monotone():
+    """04: about 32.5, 20.9, 12.6, 10.2, 7.2 at distances 0, 5, 50, 100, 200; it rises again after 18."""
+    bound = rope_decay_bound(np.arange(0, 1001), 128)
+    for distance, value in [(0, 32.5), (5, 20.9), (50, 12.6), (100, 10.2), (200, 7.2)]:
+        assert bound[distance] == pytest.approx(value, abs=0.06)
+    rises = np.flatnonzero(np.diff(bound) > 0)
+    assert rises[0] == 18 and len(rises) > 100
+
+
+def test_half_and_interleaved_layouts_are_one_rotation_up_to_a_permutation():
+    """04: half(x[perm]) equals interleaved(x)[perm]; without the permutation they differ."""
+    x = np.random.default_rng(1).normal(size=(10, 16))
+    perm = convention_permutation(16)
+    same = apply_rope(x[:, perm], convention="half") - apply_rope(x)[:, perm]
+    assert np.max(np.abs(same)) < ROUNDING
+    assert np.max(np.abs(apply_rope(x, convention="half") - apply_rope(x))) > 1
+
+
+def test_ntk_keeps_the_fastest_pair_and_interpolation_shrinks_every_pair():
+    """04: at 4x of 2048, 23 of 64 pairs never turned in training; plain overshoots by 4 everywhere,
+    interpolation brings every pair back to 1.00, NTK keeps the fastest pair at 4 and the slow
+    pairs at 1.00 to 1.62."""
+    d, length, scale = 128, 2048, 4
+    theta = rope_frequencies(d)
+    trained = (length - 1) * theta
+    slow = trained < 2 * np.pi
+    assert slow.sum() == 23
+    interpolated = interpolate_positions([scale * length - 1], scale)[0] * theta / trained
+    ntk = (scale * length - 1) * rope_frequencies(d, ntk_base(10000.0, scale, d)) / trained
+    assert np.allclose(interpolated.round(2), 1.0)
+    assert round(ntk[0], 2) == 4.0
+    assert round(ntk[slow].min(), 2) == 1.0 and round(ntk[slow].max(), 2) == 1.62
+
+
+# -- chapter 05: ALiBi -------------------------------------------------------------------------------
+
+
+def test_alibi_slopes_follow_the_fixed_recipe():
+    """05: 8 heads 1/2 ... 1/256; the 8-head slopes are the first 8 of the 12-head ones, and heads
+    8-11 fall halfway (log scale) between the largest ones; one head gets 2^-8."""
+    assert np.allclose(np.log2(alibi_slopes(8)), -np.arange(1, 9))
+    assert np.allclose(alibi_slopes(12)[:8], alibi_slopes(8))
+    assert np.allclose(np.log2(alibi_slopes(12)[8:]), [-0.5, -1.5, -2.5, -3.5])
+    assert np.allclose(alibi_slopes(1), 2.0**-8)
+
+
+def test_the_shift_trick_gives_the_same_weights_under_a_causal_mask():
+    """05: -m(i-j) and +m j give identical weights under a causal mask, though the biases differ by 7.5."""
+    t = 16
+    scores = np.random.default_rng(0).normal(size=(8, t, t))
+    slopes = alibi_slopes(8)[:, None, None]
+    i, j = np.arange(t)[:, None], np.arange(t)[None, :]
+    mask = causal_mask(t)
+    paper = softmax(np.where(mask, scores - slopes * (i - j), -np.inf))
+    official = softmax(np.where(mask, scores + slopes * j, -np.inf))
+    assert np.max(np.abs(paper - official)) < ROUNDING
+    assert np.max(np.abs((-slopes * (i - j) - slopes * j)[:, mask])) == pytest.approx(7.5)
+
+
+def test_no_alibi_head_prefers_a_key_three_back_over_the_nearest():
+    """05: with equal content scores every head's weight is largest at distance 0 and falls with distance."""
+    t = 16
+    for h in range(8):
+        weights = softmax(np.where(causal_mask(t), alibi_bias(t, 8)[h], -np.inf))[t - 1][::-1]
+        assert np.argmax(weights) == 0 and np.all(np.diff(weights) < 0)
+
+
+# -- chapter 07: putting it together -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pipeline():
+    """Chapter 7's three tokens and one head of width 64 in d_model = 768."""
+    d_model = 768
+    tokens = embed_token_ids(np.array([1024, 8453, 291]), d_model) * np.sqrt(d_model)
+    rng = np.random.default_rng(0)
+    layer = [rng.normal(0, d_model**-0.5, size=(d_model, 64)) for _ in range(3)]
+    return tokens, layer
+
+
+def middle_change(tokens, layer, **options):
+    swapped = tokens[[2, 1, 0]]
+    before = self_attention(tokens, *layer, **options)[0][1]
+    return np.max(np.abs(before - self_attention(swapped, *layer, **options)[0][1]))
+
+
+def test_alibi_without_a_mask_cannot_tell_left_from_right(pipeline):
+    """07: swapping the outer tokens leaves the middle output unchanged without positions and with
+    ALiBi alone; with ALiBi and a causal mask it changes, and the mask alone (NoPE) changes it most."""
+    tokens, layer = pipeline
+    alibi = alibi_bias(3, 12)[0]
+    assert middle_change(tokens, layer) < ROUNDING
+    assert middle_change(tokens, layer, bias=alibi) < ROUNDING
+    masked = middle_change(tokens, layer, bias=alibi, mask=causal_mask(3))
+    nope = middle_change(tokens, layer, mask=causal_mask(3))
+    assert masked > 1 and nope > masked
+
+
+def test_added_and_rotated_positions_reach_the_middle_token(pipeline):
+    """07: sinusoidal, learned and RoPE positions make the change real."""
+    tokens, layer = pipeline
+    n = len(tokens)
+    added = {
+        "sinusoidal": sinusoidal_positions(n, 768),
+        "learned": LearnedPositions(1024, 768, rng=1)(n),
+    }
+    for positions in added.values():
+        swapped = tokens[[2, 1, 0]]
+        change = np.max(
+            np.abs(
+                self_attention(tokens + positions, *layer)[0][1]
+                - self_attention(swapped + positions, *layer)[0][1]
+            )
+        )
+        assert change > 0.01
+    assert middle_change(tokens, layer, rotate=apply_rope) > 0.01
