@@ -496,7 +496,12 @@ def _names(records, key):
     return list(dict.fromkeys(r[key] for r in records))
 
 
+_MISSING = object()
+
+
 def _cell(value, digits=2):
+    if value is _MISSING:
+        return "not run"
     if value is None:
         return "cannot run"
     mean, low, high = value
@@ -529,7 +534,7 @@ def results_table(records, *, config=None, region="unseen", digits=2):
         )
         for scheme in _names(rows, "scheme"):
             cells = [
-                (everywhere if n == train_len else region_summary).get((task, scheme, n))
+                (everywhere if n == train_len else region_summary).get((task, scheme, n), _MISSING)
                 for n in lengths
             ]
             lines.append(f"  {scheme:<12}" + "".join(f"{_cell(c, digits):>{width}}" for c in cells))
@@ -548,7 +553,24 @@ def _style(scheme, n):
     }
 
 
-def plot_results(records, *, config=None, region="unseen", axes=None):
+def compare_configs(records, task, *, eval_len=256, region="unseen", digits=2):
+    """Text: one row per scheme, one column per configuration, mean (min-max over seeds) of
+    ``task`` at ``eval_len`` in ``region``; the configurations side by side."""
+    configs = _names(records, "config")
+    schemes = _names(select(records, task=task, region=None), "scheme")
+    summaries = {c: summarize(records, config=c, region=region) for c in configs}
+    width = max(9 + 2 * digits * 2, max(len(c) for c in configs) + 2)
+    lines = [
+        f"{task}, {region} positions at L={eval_len}: mean (min-max) over seeds",
+        f"{'scheme':<12}" + "".join(f"{c:>{width}}" for c in configs),
+    ]
+    for scheme in schemes:
+        cells = [summaries[c].get((task, scheme, eval_len), _MISSING) for c in configs]
+        lines.append(f"{scheme:<12}" + "".join(f"{_cell(v, digits):>{width}}" for v in cells))
+    return "\n".join(lines)
+
+
+def plot_results(records, *, config=None, region="unseen", axes=None, legend=True):
     """Metric against evaluation length, one line per scheme (range over seeds shaded).
 
     With ``region="unseen"`` the point at the training length is over all (trained) positions.
@@ -592,7 +614,8 @@ def plot_results(records, *, config=None, region="unseen", axes=None):
         what = "accuracy" if metric[task] == "accuracy" else "loss (nats/token)"
         ax.set_ylabel(what if region == "all" else f"{what}, positions >= {train_len}")
         ax.set_title(task)
-    axes[-1].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
+    if legend:
+        axes[-1].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
     return axes
 
 
