@@ -6,12 +6,21 @@ trainer are submodules imported on first use, so ``import posenc_lib`` stays fas
 
 from .alibi import alibi_bias, alibi_slopes
 from .attention import causal_mask, permutation_matrix, self_attention, softmax, toy_embeddings
-from .rope import apply_rope, interpolate_positions, ntk_base, rope_frequencies
+from .rope import (
+    apply_rope,
+    interpolate_positions,
+    ntk_base,
+    rope_frequencies,
+    yarn_attention_factor,
+    yarn_frequencies,
+)
 from .sinusoidal import frequencies, shift_matrix, sinusoidal_positions, wavelengths
+from .t5 import T5RelativeBias, t5_bias, t5_bucket
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "T5RelativeBias",
     "alibi_bias",
     "alibi_slopes",
     "apply_rope",
@@ -25,6 +34,10 @@ __all__ = [
     "shift_matrix",
     "sinusoidal_positions",
     "softmax",
+    "t5_bias",
+    "t5_bucket",
     "toy_embeddings",
     "wavelengths",
+    "yarn_attention_factor",
+    "yarn_frequencies",
 ]

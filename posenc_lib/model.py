@@ -1,13 +1,18 @@
 """A tiny causal transformer whose position scheme is a parameter (chapter 6).
 
 token embedding -> (+ positions) -> n_layers x [attention (+ optional MLP)] -> output logits.
-Pre-norm residual blocks, a causal mask always, and one of five position schemes:
+Pre-norm residual blocks, a causal mask always, and one of six position schemes:
 
 - "none": nothing but the causal mask (NoPE);
 - "sinusoidal": `sinusoidal_positions` added to the embeddings;
 - "learned": a trainable table (`LearnedPositions`) added to the embeddings;
 - "rope": queries and keys rotated (`rope_rotate`) in every head;
-- "alibi": `alibi_bias` added to every head's scores.
+- "alibi": `alibi_bias` added to every head's scores;
+- "t5": T5's relative bias, a trainable scalar per head per distance bucket (`t5_buckets`,
+  causal), added to every head's scores; one table shared by all layers, as in T5.
+
+Optionally (``bos=True``) a start token is put before every sequence, as language models do; it
+is what lets a causal model without positions count (Kazemnejad et al. 2023, theorem 1).
 
 Gradients come from autograd; the optimiser is Adam. Shapes: B sequences of T tokens, width d,
 H heads of width d / H, vocabulary V.
@@ -23,11 +28,12 @@ from ._checks import check_choice, check_int, check_real
 from .alibi import alibi_bias
 from .attention import causal_mask
 from .learned import LearnedPositions
-from .rope import rope_rotate, rope_tables
+from .rope import rope_rotate, rope_tables, yarn_attention_factor, yarn_frequencies
 from .sinusoidal import sinusoidal_positions
+from .t5 import _check_buckets, t5_bias_traced, t5_buckets
 from .tasks import IGNORE
 
-SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi")
+SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
 # Double precision, so trained results do not depend on the machine. Every CPU's BLAS kernel sums
 # in its own order; in float32 that rounding difference grows through a few hundred Adam steps into
 # the second decimal of a printed metric, in float64 it stays below 1e-8 (measured across AVX-512,
@@ -48,7 +54,13 @@ class ModelConfig:
     max_len: int = 32
     base: float = 10000.0
     rope_positions_scale: float = 1.0  # > 1: position interpolation at evaluation time
+    yarn_scale: float = 1.0  # > 1: YaRN for a context yarn_scale x max_len
+    yarn_alpha: float = 1.0  # YaRN's ramp: pairs turning < alpha times in max_len interpolated,
+    yarn_beta: float = 32.0  # ... pairs turning > beta times left alone (the paper's values)
     learned_init_std: float = 1.0  # the token table's scale; GPT-2 and BERT start at 0.02
+    t5_buckets: int = 16  # T5 uses 32 buckets up to distance 128 for 512-token inputs; scaled
+    t5_max_distance: int = 32  # ... so that training at 32 tokens reaches every bucket
+    bos: bool = False  # put a start token before every sequence
 
     def __post_init__(self):
         check_int("ModelConfig", "vocab_size", self.vocab_size, minimum=2)
@@ -59,7 +71,11 @@ class ModelConfig:
         check_int("ModelConfig", "max_len", self.max_len, minimum=1)
         check_real("ModelConfig", "base", self.base, greater_than=1)
         check_real("ModelConfig", "rope_positions_scale", self.rope_positions_scale, greater_than=0)
+        check_real("ModelConfig", "yarn_scale", self.yarn_scale, greater_than=0)
         check_real("ModelConfig", "learned_init_std", self.learned_init_std, greater_than=0)
+        _check_buckets("ModelConfig", self.t5_buckets, self.t5_max_distance, False)
+        if not isinstance(self.bos, bool):
+            raise TypeError(f"ModelConfig: bos must be True or False, got {self.bos!r}")
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"ModelConfig: d_model must be a multiple of n_heads, got {self.d_model} and "
@@ -88,10 +104,12 @@ def init_params(config, seed=0):
     def matrix(n_in, n_out):
         return rng.normal(0.0, 1.0 / np.sqrt(n_in), size=(n_in, n_out))
 
-    params = {"tok": rng.normal(0.0, 1.0, size=(v, d)), "out": matrix(d, v)}
+    # With a start token the input table has one more row (the start token's), never predicted.
+    params = {"tok": rng.normal(0.0, 1.0, size=(v + config.bos, d)), "out": matrix(d, v)}
     if config.scheme == "learned":
         # By default the token table's scale, so no scheme starts with a handicap.
-        table = LearnedPositions(config.max_len, d, rng=rng, init_std=config.learned_init_std)
+        rows = config.max_len + config.bos
+        table = LearnedPositions(rows, d, rng=rng, init_std=config.learned_init_std)
         params["pos"] = table.table
     for layer in range(config.n_layers):
         for name in ("wq", "wk", "wv", "wo"):
@@ -99,6 +117,8 @@ def init_params(config, seed=0):
         if config.mlp:
             params[f"mlp_in{layer}"] = matrix(d, 4 * d)
             params[f"mlp_out{layer}"] = matrix(4 * d, d)
+    if config.scheme == "t5":  # drawn last, so the other parameters match the other schemes'
+        params["t5"] = rng.normal(0.0, 0.1, size=(config.n_heads, config.t5_buckets))
     return {name: value.astype(DTYPE) for name, value in params.items()}
 
 
@@ -128,33 +148,65 @@ def _split_heads(x, b, t, h):
     return anp.transpose(anp.reshape(x, (b, t, h, -1)), (0, 2, 1, 3))  # (B, H, T, dh)
 
 
+def _rope_tables(config, t):
+    """cos and sin tables for positions 0 .. t-1, with interpolation or YaRN if configured."""
+    positions = np.arange(t) / config.rope_positions_scale
+    frequencies, factor = None, 1.0
+    if config.yarn_scale > 1:
+        frequencies = yarn_frequencies(
+            config.head_dim,
+            config.yarn_scale,
+            config.max_len,
+            base=config.base,
+            alpha=config.yarn_alpha,
+            beta=config.yarn_beta,
+        )
+        factor = yarn_attention_factor(config.yarn_scale)
+    cos, sin = rope_tables(positions, config.head_dim, base=config.base, frequencies=frequencies)
+    # YaRN's temperature scales q and k, so the logits by factor ** 2.
+    return (factor * cos).astype(DTYPE), (factor * sin).astype(DTYPE)
+
+
+def _position_bias(params, config, t):
+    """The additive (H, T, T) score bias of ALiBi or T5, or 0."""
+    if config.scheme == "alibi":
+        return alibi_bias(t, config.n_heads).astype(DTYPE)
+    if config.scheme == "t5":
+        buckets = t5_buckets(
+            t, bidirectional=False, n_buckets=config.t5_buckets, max_distance=config.t5_max_distance
+        )
+        return t5_bias_traced(params["t5"], buckets)
+    return DTYPE(0.0)
+
+
 def forward(params, tokens, config, *, return_attention=False):
     """Logits of shape (B, T, V) for int tokens of shape (B, T).
 
-    With ``return_attention`` also a list, one (B, H, T, T) array of weights per layer.
+    With ``return_attention`` also a list, one (B, H, T', T') array of weights per layer
+    (T' = T + 1 with a start token, which is then query and key 0).
     Raises ValueError for a learned table shorter than T.
     """
     b, t = tokens.shape
     h = config.n_heads
+    if t > config.max_len and config.scheme == "learned":
+        raise ValueError(
+            f"forward: a learned table of max_len={config.max_len} has no rows for "
+            f"positions {config.max_len}..{t - 1}"
+        )
+    if config.bos:
+        tokens = np.concatenate([np.full((b, 1), config.vocab_size), tokens], axis=1)
+        t += 1
     x = (
-        np.eye(config.vocab_size, dtype=DTYPE)[tokens] @ params["tok"]
+        np.eye(config.vocab_size + config.bos, dtype=DTYPE)[tokens] @ params["tok"]
     )  # a gather, as a fast-to-differentiate product
     if config.scheme == "sinusoidal":
         x = x + sinusoidal_positions(t, config.d_model, base=config.base, dtype=DTYPE)
     elif config.scheme == "learned":
-        if t > config.max_len:
-            raise ValueError(
-                f"forward: a learned table of max_len={config.max_len} has no rows for "
-                f"positions {config.max_len}..{t - 1}"
-            )
         x = x + params["pos"][:t]
     visible = causal_mask(t)
     if config.scheme == "rope":
-        positions = np.arange(t) / config.rope_positions_scale
-        cos, sin = (
-            a.astype(DTYPE) for a in rope_tables(positions, config.head_dim, base=config.base)
-        )
-    bias = alibi_bias(t, h).astype(DTYPE) if config.scheme == "alibi" else DTYPE(0.0)
+        cos, sin = _rope_tables(config, t)
+    bias = _position_bias(params, config, t)
     attention = []
     for layer in range(config.n_layers):
         y = _norm(x)
@@ -171,6 +223,8 @@ def forward(params, tokens, config, *, return_attention=False):
             hidden = _norm(x) @ params[f"mlp_in{layer}"]
             hidden = hidden * (_constant(hidden) > 0)  # ReLU
             x = x + hidden @ params[f"mlp_out{layer}"]
+    if config.bos:
+        x = x[:, 1:]
     logits = _norm(x) @ params["out"]
     return (logits, attention) if return_attention else logits
 
@@ -290,36 +344,136 @@ def _progress(total, description, show):
     return tqdm(total=total, desc=description, leave=False)
 
 
-def evaluate(params, config, task, length, *, n_tokens=4096, seed=1234, batch_size=64):
-    """Score a model on fresh sequences of ``length``: accuracy or loss, as the task says.
+def evaluate_positions(params, config, task, length, *, n_tokens=4096, seed=1234, batch_size=64):
+    """Score a model position by position on fresh sequences of ``length``.
 
-    About ``n_tokens`` predictions are scored at every length (fewer, longer sequences at long
-    lengths), so every length is measured to the same precision.
+    About ``n_tokens`` predictions are scored (fewer, longer sequences at long lengths). For
+    every query position p, ``totals[p]`` is the number of correct predictions (accuracy
+    tasks) or the summed loss in nats (loss tasks) and ``counts[p]`` the number of targets, so
+    ``totals / counts`` is the per-position curve and any region's value is a ratio of sums.
 
-    Returns None when the model has no parameters for that length (a learned table shorter
-    than ``length``): "cannot run" is a result, not a crash.
+    Returns
+    -------
+    totals, counts : ndarray, shape (length,)
+        Or None when the model has no parameters for that length (a learned table shorter than
+        ``length``).
+
+    Examples
+    --------
+    >>> from posenc_lib.tasks import lookback
+    >>> config = ModelConfig(vocab_size=16, d_model=8, max_len=8)
+    >>> totals, counts = evaluate_positions(init_params(config), config, lookback(3), 8, n_tokens=64)
+    >>> counts.tolist()      # lookback-3 has no target at positions 0-2
+    [0, 0, 0, 8, 8, 8, 8, 8]
     """
     if config.scheme == "learned" and length > config.max_len:
         return None
     rng = np.random.default_rng(seed)
     n_sequences = max(1, -(-n_tokens // length))
     batch_size = max(1, min(batch_size, 8192 // length))
-    correct = total = loss_sum = 0.0
+    totals, counts = np.zeros(length), np.zeros(length, dtype=np.int64)
     for start in range(0, n_sequences, batch_size):
         tokens, targets = task.sample(rng, min(batch_size, n_sequences - start), length)
         logits = forward(params, tokens, config)
         valid = targets != IGNORE
         if task.metric == "accuracy":
-            correct += np.sum((logits.argmax(-1) == targets) & valid)
+            totals += np.sum((logits.argmax(-1) == targets) & valid, axis=0)
         else:
             shifted = logits - logits.max(-1, keepdims=True)
             log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
             picked = np.take_along_axis(log_probs, np.where(valid, targets, 0)[..., None], -1)
-            loss_sum -= np.sum(picked[..., 0] * valid)
-        total += valid.sum()
-    return float((correct if task.metric == "accuracy" else loss_sum) / max(total, 1))
+            totals -= np.sum(picked[..., 0] * valid, axis=0)
+        counts += valid.sum(axis=0)
+    return totals, counts
+
+
+def region_value(totals, counts, start=0):
+    """The metric over query positions >= ``start``: a ratio of sums (None if no targets).
+
+    Examples
+    --------
+    >>> region_value(np.array([0.0, 3, 1]), np.array([0, 4, 4]), start=2)
+    0.25
+    """
+    n = int(np.sum(counts[start:]))
+    return None if n == 0 else float(np.sum(totals[start:]) / n)
+
+
+def evaluate(params, config, task, length, *, n_tokens=4096, seed=1234, batch_size=64):
+    """Score a model on fresh sequences of ``length``: accuracy or loss, as the task says.
+
+    About ``n_tokens`` predictions are scored at every length (fewer, longer sequences at long
+    lengths), so every length is measured to the same precision. `evaluate_positions` gives the
+    same measurement position by position.
+
+    Returns None when the model has no parameters for that length (a learned table shorter
+    than ``length``): "cannot run" is a result, not a crash.
+    """
+    scored = evaluate_positions(
+        params, config, task, length, n_tokens=n_tokens, seed=seed, batch_size=batch_size
+    )
+    if scored is None:
+        return None
+    totals, counts = scored
+    return float(np.sum(totals) / max(np.sum(counts), 1))
 
 
 def attention_maps(params, config, tokens):
     """Attention weights of every layer for int tokens (B, T): a list of (B, H, T, T) arrays."""
     return forward(params, np.asarray(tokens), config, return_attention=True)[1]
+
+
+def attention_peak_offsets(params, config, tokens, *, layer=0):
+    """Where each query looks hardest: query position minus the position of the key with the
+    largest attention weight, for every head.
+
+    Parameters
+    ----------
+    tokens : array_like of int, shape (B, T)
+    layer : int
+
+    Returns
+    -------
+    ndarray of int, shape (B, H, T)
+        0 means the query's own position, 3 the key three back. With a start token (``bos``)
+        positions count it as position 0.
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=4, d_model=4)
+    >>> int(attention_peak_offsets(init_params(config), config, [[0, 1, 2]])[0, 0, 0])  # query 0
+    0
+    """
+    maps = attention_maps(params, config, tokens)
+    layer = check_int("attention_peak_offsets", "layer", layer, minimum=0)
+    if layer >= len(maps):
+        raise ValueError(
+            f"attention_peak_offsets: layer must be < n_layers = {len(maps)}, got {layer}"
+        )
+    weights = maps[layer]
+    return np.arange(weights.shape[-1]) - weights.argmax(-1)
+
+
+def attention_at_offset(params, config, tokens, offset, *, layer=0):
+    """The weight each query gives the key ``offset`` positions back, for every head.
+
+    Returns
+    -------
+    ndarray, shape (B, H, T)
+        NaN for queries closer than ``offset`` to the start.
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=4, d_model=4)
+    >>> w = attention_at_offset(init_params(config), config, [[0, 1, 2, 3]], 0)
+    >>> float(w[0, 0, 0])     # query 0 sees only itself
+    1.0
+    """
+    offset = check_int("attention_at_offset", "offset", offset, minimum=0)
+    weights = attention_maps(params, config, tokens)[layer]
+    t = weights.shape[-1]
+    queries = np.arange(t)
+    out = np.full(weights.shape[:-1], np.nan)
+    seen = queries >= offset
+    out[..., seen] = weights[..., queries[seen], queries[seen] - offset]
+    return out

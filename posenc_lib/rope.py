@@ -5,6 +5,9 @@ theta_i = base ** (-2i / d). Two layouts of the pairs exist:
 
 - "interleaved": pairs (0, 1), (2, 3), ... (RoFormer, Meta's LLaMA code, GPT-J);
 - "half": pairs (i, i + d/2) (GPT-NeoX and Hugging Face's ``rotate_half``).
+
+Context extension: position interpolation (`interpolate_positions`), NTK-aware scaling
+(`ntk_base`) and YaRN (`yarn_frequencies` with `yarn_attention_factor`).
 """
 
 import numpy as np
@@ -34,15 +37,23 @@ def _check_even(func, d):
     return d
 
 
-def rope_tables(positions, d, *, base=10000.0, convention="interleaved"):
+def rope_tables(positions, d, *, base=10000.0, convention="interleaved", frequencies=None):
     """cos and sin of every (position, dimension) angle, laid out for ``convention``.
+
+    ``frequencies`` (d/2 values) replaces ``rope_frequencies(d, base)``, e.g. by
+    `yarn_frequencies`.
 
     Returns
     -------
     cos, sin : ndarray, shape (T, d)
         Each pair's angle appears in both of its dimensions.
     """
-    angles = np.outer(np.asarray(positions, dtype=float), rope_frequencies(d, base))
+    theta = rope_frequencies(d, base) if frequencies is None else np.asarray(frequencies, float)
+    if theta.shape != (d // 2,):
+        raise ValueError(
+            f"rope_tables: frequencies must have shape (d/2,) = ({d // 2},), got {theta.shape}"
+        )
+    angles = np.outer(np.asarray(positions, dtype=float), theta)
     if convention == "interleaved":
         angles = np.repeat(angles, 2, axis=-1)
     else:
@@ -161,6 +172,122 @@ def ntk_base(base, scale, d):
     if d == 2:
         raise ValueError("ntk_base: d must be at least 4 (the exponent d / (d - 2) needs d > 2)")
     return base * scale ** (d / (d - 2))
+
+
+def rope_wavelengths(d, base=10000.0):
+    """Positions per full turn of each pair: 2 pi / theta_i.
+
+    Examples
+    --------
+    >>> rope_wavelengths(8).round(1)
+    array([   6.3,   62.8,  628.3, 6283.2])
+    """
+    return 2 * np.pi / rope_frequencies(d, base)
+
+
+def rope_angles(offsets, d, base=10000.0):
+    """The angle of every pair at every offset, wrapped into [0, 2 pi): what the score of a
+    query and a key ``offset`` apart sees, pair by pair.
+
+    Returns
+    -------
+    ndarray, shape (len(offsets), d/2)
+
+    Examples
+    --------
+    >>> rope_angles([3, 47], 8).round(2)    # pair 0 is back at its offset-3 angle at 47
+    array([[3.  , 0.3 , 0.03, 0.  ],
+           [3.02, 4.7 , 0.47, 0.05]])
+    """
+    offsets = check_array("rope_angles", "offsets", offsets)
+    return np.mod(np.multiply.outer(offsets, rope_frequencies(d, base)), 2 * np.pi)
+
+
+def pairs_completing_a_turn(d, length, base=10000.0):
+    """The pairs i whose angle turns a full circle within ``length`` positions.
+
+    A model trained on sequences of ``length`` tokens sees offsets 0 .. length - 1, so pair i
+    met every angle of its circle in training only if (length - 1) * theta_i >= 2 pi. The other
+    pairs meet angles past their largest trained one at longer inputs (chapter 4, section 7).
+
+    Returns
+    -------
+    ndarray of int
+        The indices of those pairs (the fastest ones: a prefix 0, 1, ...).
+
+    Examples
+    --------
+    >>> pairs_completing_a_turn(8, 32)      # a head of width 8 trained at 32 tokens
+    array([0])
+    >>> pairs_completing_a_turn(32, 32)     # width 32: pair 2 turns once in 19.9 positions
+    array([0, 1, 2])
+    """
+    length = check_int("pairs_completing_a_turn", "length", length, minimum=1)
+    d = _check_even("pairs_completing_a_turn", d)
+    return np.flatnonzero((length - 1) * rope_frequencies(d, base) >= 2 * np.pi)
+
+
+def yarn_frequencies(d, scale, original_len, *, base=10000.0, alpha=1.0, beta=32.0):
+    """YaRN's "NTK-by-parts" frequencies (Peng et al. 2023) for a context ``scale`` times longer.
+
+    Pair i turns r_i = original_len / wavelength_i times over the original context. Pairs that
+    turn often (r_i >= ``beta``) are left alone; pairs that turn less than ``alpha`` times are
+    interpolated (theta_i / scale, as position interpolation does); in between, a linear ramp
+    gamma_i = (r_i - alpha) / (beta - alpha) mixes the two:
+    theta'_i = (1 - gamma_i) * theta_i / scale + gamma_i * theta_i.
+    The paper suggests alpha = 1, beta = 32 for LLaMA. (Reference code rounds the ramp's ends
+    to whole pair indices; this follows the paper's formula over wavelengths.)
+
+    Parameters
+    ----------
+    d : int
+        Head width (even).
+    scale : float
+        New context length / original context length (s > 0; s <= 1 changes nothing).
+    original_len : int
+        The training context length L.
+    base, alpha, beta : float
+
+    Returns
+    -------
+    ndarray, shape (d/2,)
+
+    Examples
+    --------
+    >>> theta = rope_frequencies(128)
+    >>> new = yarn_frequencies(128, 4.0, 2048)
+    >>> float(new[0] / theta[0]), float(new[-1] / theta[-1])   # fastest kept, slowest / 4
+    (1.0, 0.25)
+    """
+    func = "yarn_frequencies"
+    d = _check_even(func, d)
+    scale = check_real(func, "scale", scale, greater_than=0)
+    original_len = check_int(func, "original_len", original_len, minimum=1)
+    alpha = check_real(func, "alpha", alpha)
+    beta = check_real(func, "beta", beta)
+    if not 0 <= alpha < beta:
+        raise ValueError(f"{func}: need 0 <= alpha < beta, got alpha={alpha}, beta={beta}")
+    theta = rope_frequencies(d, base)
+    if scale <= 1:
+        return theta
+    rotations = original_len / rope_wavelengths(d, base)
+    ramp = np.clip((rotations - alpha) / (beta - alpha), 0.0, 1.0)
+    return (1 - ramp) * theta / scale + ramp * theta
+
+
+def yarn_attention_factor(scale):
+    """YaRN's attention temperature as a factor on queries and keys: sqrt(1/t) = 0.1 ln(s) + 1.
+
+    Multiplying both q and k by it (as implementations do, through the cos and sin tables)
+    multiplies every attention logit by its square, 1/t. Returns 1.0 for s <= 1.
+
+    Examples
+    --------
+    >>> round(yarn_attention_factor(4.0), 4), yarn_attention_factor(1.0)
+    (1.1386, 1.0)
+    """
+    scale = check_real("yarn_attention_factor", "scale", scale, greater_than=0)
+    return 1.0 if scale <= 1 else 0.1 * float(np.log(scale)) + 1.0
 
 
 def rope_decay_bound(distances, d, base=10000.0):

@@ -1,8 +1,6 @@
 """The tiny trainer: exact gradients for every scheme, correct task targets, reproducible
 training, null results where a scheme cannot run, and a well-formed experiment file."""
 
-import json
-
 import numpy as np
 import pytest
 from autograd import grad
@@ -191,25 +189,129 @@ def test_train_refuses_a_task_with_another_vocabulary():
         train(ModelConfig(vocab_size=16), lookback(1, vocab_size=10), steps=1, progress=False)
 
 
-def test_the_experiment_command_writes_well_formed_results(tmp_path, capsys):
-    experiments.main(["--tiny", "--out", str(tmp_path)])
-    records = json.loads((tmp_path / "results.json").read_text())
-    assert len(records) == 4
-    keys = {"task", "scheme", "seed", "train_len", "eval_len", "metric", "value"}
-    assert all(set(r) == keys for r in records)
-    learned_long = [
-        r for r in records if r["scheme"] == "learned" and r["eval_len"] > r["train_len"]
-    ]
-    assert learned_long and all(r["value"] is None for r in learned_long)
-    assert all(isinstance(r["value"], float) for r in records if r not in learned_long)
-    assert (tmp_path / "results.png").stat().st_size > 1000
-    assert "lookback-3" in capsys.readouterr().out
-
-
-def test_context_extension_reports_three_methods_before_and_after():
+def test_context_extension_reports_four_methods_before_and_after():
     task = lookback(2)
     config = ModelConfig(vocab_size=16, scheme="rope", d_model=8, n_heads=1, max_len=8)
     result = train(config, task, steps=5, batch_size=4, length=8, progress=False)
     out = experiments.context_extension(result, task, factor=2, finetune_steps=2, finetune_batch=2)
-    assert set(out) == {"plain", "interpolation", "ntk"}
+    assert set(out) == {"plain", "interpolation", "ntk", "yarn"}
     assert all(0 <= v["before"] <= 1 and 0 <= v["after"] <= 1 for v in out.values())
+    with pytest.raises(ValueError, match="needs a RoPE model, got scheme 'none'"):
+        experiments.context_extension(
+            train(config.with_(scheme="none"), task, steps=1, length=8, progress=False), task
+        )
+
+
+def test_t5_scores_get_one_learned_scalar_per_head_and_bucket():
+    from posenc_lib.t5 import t5_bias
+
+    config = ModelConfig(
+        vocab_size=6, scheme="t5", d_model=4, n_heads=2, t5_buckets=8, t5_max_distance=16
+    )
+    params = float64(init_params(config, seed=0))
+    assert params["t5"].shape == (2, 8)
+    tokens = np.array([[0, 3, 1, 5, 2, 2, 4, 1, 0, 3]])
+    x = params["tok"][tokens[0]]
+    x = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+    from posenc_lib import causal_mask
+
+    bias = t5_bias(params["t5"], 10, bidirectional=False, max_distance=16)
+    for h in range(2):
+        cols = slice(2 * h, 2 * h + 2)
+        _, expected = self_attention(
+            x,
+            params["wq0"][:, cols],
+            params["wk0"][:, cols],
+            params["wv0"][:, cols],
+            mask=causal_mask(10),
+            bias=bias[h],
+        )
+        np.testing.assert_allclose(attention_maps(params, config, tokens)[0][0, h], expected)
+
+
+def test_other_schemes_start_from_the_same_parameters_as_before_t5_existed():
+    # T5's table is drawn last, so adding the scheme changed no other scheme's initial values.
+    a = init_params(ModelConfig(vocab_size=8, scheme="rope", d_model=8, n_heads=2), seed=4)
+    b = init_params(ModelConfig(vocab_size=8, scheme="t5", d_model=8, n_heads=2), seed=4)
+    assert set(b) - set(a) == {"t5"}
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_a_start_token_is_prepended_and_never_predicted():
+    config = ModelConfig(vocab_size=6, scheme="learned", d_model=4, max_len=5, bos=True)
+    params = init_params(config, seed=0)
+    assert params["tok"].shape == (7, 4) and params["pos"].shape == (6, 4)
+    tokens = np.array([[1, 2, 3, 4, 5]])
+    logits, maps = forward(params, tokens, config, return_attention=True)
+    assert logits.shape == (1, 5, 6) and maps[0].shape == (1, 1, 6, 6)
+    # without a start token, token 0 sees only itself; with one it also sees the start
+    assert maps[0][0, 0, 1, :2].sum() == pytest.approx(1.0) and maps[0][0, 0, 1, 0] > 0
+    with pytest.raises(ValueError, match="max_len=5 has no rows for positions 5..5"):
+        forward(params, np.zeros((1, 6), int), config)
+
+
+def test_yarn_in_the_model_rescales_frequencies_and_logits():
+    from posenc_lib.rope import rope_tables, yarn_attention_factor, yarn_frequencies
+
+    config = ModelConfig(vocab_size=6, scheme="rope", d_model=8, n_heads=1, max_len=8)
+    params = float64(init_params(config, seed=2))
+    yarn = config.with_(yarn_scale=4.0)
+    tokens = np.arange(6)[None] % 6
+    x = params["tok"][tokens[0]]
+    x = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+    cos, sin = rope_tables(np.arange(6), 8, frequencies=yarn_frequencies(8, 4.0, 8))
+    f = yarn_attention_factor(4.0)
+    from posenc_lib.rope import rope_rotate
+
+    q = rope_rotate(x @ params["wq0"], f * cos, f * sin)
+    k = rope_rotate(x @ params["wk0"], f * cos, f * sin)
+    scores = np.where(np.tril(np.ones((6, 6), bool)), q @ k.T / np.sqrt(8), -np.inf)
+    expected = np.exp(scores - scores.max(-1, keepdims=True))
+    expected /= expected.sum(-1, keepdims=True)
+    np.testing.assert_allclose(attention_maps(params, yarn, tokens)[0][0, 0], expected, atol=1e-12)
+    assert not np.allclose(attention_maps(params, config, tokens)[0], expected)
+
+
+def test_position_scores_add_up_to_the_overall_score():
+    from posenc_lib.model import evaluate_positions, region_value
+
+    for task in (lookback(3), markov()):
+        config = ModelConfig(vocab_size=16, scheme="rope", d_model=8, n_heads=2, max_len=16)
+        params = init_params(config, seed=1)
+        totals, counts = evaluate_positions(params, config, task, 24, n_tokens=480)
+        assert counts.sum() == {"lookback-3": 20 * 21, "markov": 20 * 23}[task.name]
+        overall = evaluate(params, config, task, 24, n_tokens=480)
+        assert region_value(totals, counts) == pytest.approx(overall, rel=1e-12)
+        unseen = region_value(totals, counts, 16)
+        assert unseen == pytest.approx(totals[16:].sum() / counts[16:].sum())
+    assert (
+        evaluate_positions(
+            init_params(config.with_(scheme="learned")),
+            config.with_(scheme="learned"),
+            lookback(3),
+            24,
+        )
+        is None
+    )
+
+
+def test_attention_peaks_and_offset_weights_read_the_attention_maps():
+    from posenc_lib.model import attention_at_offset, attention_peak_offsets
+
+    config = ModelConfig(vocab_size=16, scheme="alibi", d_model=8, n_heads=2, n_layers=2)
+    params = init_params(config, seed=0)
+    tokens = lookback(3).sample(0, 2, 12)[0]
+    maps = attention_maps(params, config, tokens)
+    peaks = attention_peak_offsets(params, config, tokens, layer=1)
+    weights = attention_at_offset(params, config, tokens, 3, layer=1)
+    assert peaks.shape == weights.shape == (2, 2, 12)
+    for b in range(2):
+        for h in range(2):
+            for q in range(12):
+                assert peaks[b, h, q] == q - np.argmax(maps[1][b, h, q])
+                if q >= 3:
+                    assert weights[b, h, q] == maps[1][b, h, q, q - 3]
+                else:
+                    assert np.isnan(weights[b, h, q])
+    with pytest.raises(ValueError, match="layer must be < n_layers = 2, got 2"):
+        attention_peak_offsets(params, config, tokens, layer=2)

@@ -1,13 +1,24 @@
 """RoPE: scores depend on m - n only; rotations keep norms; the two conventions agree up to a
 fixed permutation; scaling helpers; bad input."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from posenc_lib import apply_rope, interpolate_positions, ntk_base, rope_frequencies
-from posenc_lib.rope import convention_permutation, rope_decay_bound
+from posenc_lib.rope import (
+    convention_permutation,
+    pairs_completing_a_turn,
+    rope_angles,
+    rope_decay_bound,
+    rope_tables,
+    rope_wavelengths,
+    yarn_attention_factor,
+    yarn_frequencies,
+)
 
 dims = st.integers(1, 16).map(lambda n: 2 * n)
 positions = st.floats(-1e4, 1e4, allow_nan=False)
@@ -102,6 +113,78 @@ def test_position_interpolation_and_ntk_scaling():
     assert rope_frequencies(d, ntk_base(10000.0, scale, d))[0] == 1.0
 
 
+def test_yarn_keeps_fast_pairs_interpolates_slow_ones_and_ramps_between():
+    d, scale, length = 128, 8.0, 2048
+    theta, new = rope_frequencies(d), yarn_frequencies(d, scale, length)
+    rotations = length / rope_wavelengths(d)  # turns of each pair over the original context
+    fast, slow = rotations >= 32, rotations <= 1
+    assert fast.any() and slow.any() and (~fast & ~slow).any()
+    np.testing.assert_allclose(new[fast], theta[fast])  # high frequencies left alone
+    np.testing.assert_allclose(new[slow], theta[slow] / scale)  # low ones interpolated
+    ramp = (rotations - 1) / (32 - 1)
+    middle = ~fast & ~slow
+    np.testing.assert_allclose(
+        new[middle], (1 - ramp[middle]) * theta[middle] / scale + ramp[middle] * theta[middle]
+    )
+    assert np.all(np.diff(new / theta) <= 1e-12)  # the slowdown only grows toward slow pairs
+
+
+@given(dims.filter(lambda d: d >= 4), st.floats(1.0, 64.0), st.integers(1, 10_000))
+def test_yarn_frequencies_lie_between_interpolation_and_the_original(d, scale, length):
+    theta, new = rope_frequencies(d), yarn_frequencies(d, scale, length)
+    assert np.all(new <= theta * (1 + 1e-12)) and np.all(new >= theta / scale * (1 - 1e-12))
+
+
+def test_yarn_changes_nothing_without_a_longer_context():
+    np.testing.assert_array_equal(yarn_frequencies(64, 1.0, 512), rope_frequencies(64))
+    np.testing.assert_array_equal(yarn_frequencies(64, 0.5, 512), rope_frequencies(64))
+    assert yarn_attention_factor(1.0) == 1.0 and yarn_attention_factor(0.5) == 1.0
+
+
+def test_yarn_temperature_follows_the_paper():
+    # sqrt(1/t) = 0.1 ln(s) + 1; the logits are multiplied by its square
+    for s in (2.0, 4.0, 16.0, 32.0):
+        assert yarn_attention_factor(s) == pytest.approx(0.1 * math.log(s) + 1)
+    q, k = np.random.default_rng(0).normal(size=(2, 1, 16))
+    factor = yarn_attention_factor(4.0)
+    cos, sin = rope_tables([5.0], 16)
+    from posenc_lib.rope import rope_rotate
+
+    plain = (rope_rotate(q, cos, sin) @ rope_rotate(k, cos, sin).T).item()
+    scaled = (
+        rope_rotate(q, factor * cos, factor * sin) @ rope_rotate(k, factor * cos, factor * sin).T
+    ).item()
+    assert scaled == pytest.approx(plain * (0.1 * math.log(4.0) + 1) ** 2)
+
+
+def test_rope_tables_accept_replacement_frequencies():
+    frequencies = yarn_frequencies(8, 4.0, 32)
+    cos, _ = rope_tables([3.0], 8, frequencies=frequencies)
+    np.testing.assert_allclose(cos[0, 0::2], np.cos(3.0 * frequencies))
+    with pytest.raises(ValueError, match=r"frequencies must have shape \(d/2,\) = \(4,\)"):
+        rope_tables([3.0], 8, frequencies=[1.0, 2.0])
+
+
+def test_rope_angles_wrap_each_pairs_angle_into_one_turn():
+    offsets = np.arange(-50, 300)
+    angles = rope_angles(offsets, 16)
+    assert angles.shape == (350, 8) and angles.min() >= 0 and angles.max() < 2 * np.pi
+    turns = (np.multiply.outer(offsets, rope_frequencies(16)) - angles) / (2 * np.pi)
+    np.testing.assert_allclose(turns, np.round(turns), atol=1e-9)  # whole turns removed
+
+
+def test_pairs_completing_a_turn_within_the_training_length():
+    # A head of width 8 trained on 32 tokens sees offsets up to 31: only pair 0 (wavelength
+    # 6.3) turns a full circle; pair 1 needs 62.8 positions.
+    assert pairs_completing_a_turn(8, 32).tolist() == [0]
+    for d, length in ((8, 32), (32, 32), (128, 2048), (64, 7)):
+        turning = pairs_completing_a_turn(d, length)
+        largest_angle = (length - 1) * rope_frequencies(d)
+        assert np.all(largest_angle[turning] >= 2 * np.pi)
+        assert np.all(np.delete(largest_angle, turning) < 2 * np.pi)
+        assert turning.tolist() == list(range(len(turning)))  # the fastest pairs
+
+
 def test_roformer_decay_bound_matches_the_published_curve():
     bound = rope_decay_bound([0, 5, 50, 100, 200, 250], 128)
     np.testing.assert_allclose(bound, [32.5, 20.9, 12.6, 10.2, 7.2, 6.6], atol=0.1)
@@ -135,6 +218,15 @@ def test_roformer_decay_bound_matches_the_published_curve():
         (lambda: interpolate_positions([1, 2], 0), ValueError, "scale must be > 0"),
         (lambda: ntk_base(10000.0, 2.0, 2), ValueError, "d must be at least 4"),
         (lambda: rope_frequencies(5), ValueError, "got d=5"),
+        (lambda: yarn_frequencies(8, 0.0, 32), ValueError, "yarn_frequencies: scale must be > 0"),
+        (
+            lambda: yarn_frequencies(8, 2.0, 32, alpha=4.0, beta=2.0),
+            ValueError,
+            "need 0 <= alpha < beta, got alpha=4.0, beta=2.0",
+        ),
+        (lambda: yarn_frequencies(8, 2.0, 0), ValueError, "original_len must be an integer >= 1"),
+        (lambda: yarn_attention_factor("4"), TypeError, "scale must be a real number"),
+        (lambda: pairs_completing_a_turn(8, 0), ValueError, "length must be an integer >= 1"),
     ],
 )
 def test_bad_input_gets_a_clear_error(call, error, message):

@@ -1,0 +1,222 @@
+"""The study: record schema (regions, configurations), per-position curves, resumable sweeps,
+one BLAS thread per worker, results independent of the worker count, the command line."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from posenc_lib import experiments
+from posenc_lib.experiments import (
+    extrapolation_gap,
+    position_curves,
+    results_table,
+    run_jobs,
+    select,
+    study_jobs,
+    summarize,
+)
+
+TINY = {"steps": 3, "train_len": 8, "eval_lens": (8, 16), "n_tokens": 64}
+RECORD_KEYS = {
+    "task",
+    "scheme",
+    "config",
+    "seed",
+    "train_len",
+    "eval_len",
+    "region",
+    "metric",
+    "value",
+}
+
+
+def tiny_jobs(**changes):
+    options = {"tasks": ("lookback-3",), "schemes": ("none", "learned"), "seeds": (0,), **TINY}
+    return study_jobs(**{**options, **changes})
+
+
+def test_records_have_all_and_unseen_regions_and_the_configuration_name():
+    records = experiments.run_study(
+        ("lookback-3",), ("rope", "learned"), (0, 1), configs=("1x32",), progress=False, **TINY
+    )
+    assert all(set(r) == RECORD_KEYS for r in records)
+    assert {r["config"] for r in records} == {"1x32"}
+    at_train = [r for r in records if r["eval_len"] == 8]
+    assert {r["region"] for r in at_train} == {"all"}  # nothing is unseen at the training length
+    longer = [r for r in records if r["eval_len"] == 16]
+    assert sorted(r["region"] for r in longer) == ["all"] * 4 + ["unseen"] * 4
+    learned_long = [r for r in longer if r["scheme"] == "learned"]
+    assert learned_long and all(r["value"] is None for r in learned_long)
+    assert all(0 <= r["value"] <= 1 for r in records if r["scheme"] == "rope")
+
+
+def test_unseen_is_the_score_over_query_positions_from_the_training_length_on():
+    (out,) = run_jobs(tiny_jobs(schemes=("rope",)), progress=False)
+    curve = out["curve"]
+    assert curve["eval_len"] == 16 and len(curve["totals"]) == len(curve["counts"]) == 16
+    totals, counts = np.array(curve["totals"]), np.array(curve["counts"])
+    value = {r["region"]: r["value"] for r in out["records"] if r["eval_len"] == 16}
+    assert value["all"] == pytest.approx(totals.sum() / counts.sum())
+    assert value["unseen"] == pytest.approx(totals[8:].sum() / counts[8:].sum())
+    assert counts[:3].sum() == 0  # lookback-3 has no targets at positions 0-2
+
+
+def test_results_do_not_depend_on_the_number_of_workers():
+    jobs = tiny_jobs(schemes=("none", "t5", "rope"))
+    one = run_jobs(jobs, workers=1, progress=False)
+    two = run_jobs(jobs, workers=2, progress=False)
+    assert [o["records"] for o in one] == [o["records"] for o in two]
+    assert [o["job"] for o in two] == jobs  # outputs come back in job order
+
+
+def test_each_worker_process_uses_one_blas_thread():
+    before = dict(os.environ)
+    pool = experiments.worker_pool(2)
+    try:
+        seen = pool.map(experiments._worker_blas_setting, range(4))
+    finally:
+        pool.terminate()
+        pool.join()
+    assert all(v == "1" for setting in seen for v in setting.values())
+    assert dict(os.environ) == before  # this process's own setting is untouched
+
+
+def test_an_interrupted_sweep_keeps_its_finished_models_and_resumes(tmp_path, monkeypatch):
+    jobs = tiny_jobs(schemes=("none", "sinusoidal", "rope", "t5"))
+    progress = tmp_path / "progress.jsonl"
+    real = experiments.train_and_measure
+    calls = []
+
+    def interrupt_on_the_third(job, **kw):
+        calls.append(job["scheme"])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(job, **kw)
+
+    monkeypatch.setattr(experiments, "train_and_measure", interrupt_on_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        run_jobs(jobs, progress=False, progress_file=progress)
+    assert len(progress.read_text().splitlines()) == 2  # two models finished and were kept
+    with progress.open("a") as f:
+        f.write('{"job": {"task": "lookback-3", "sch')  # a line torn by the interrupt
+
+    calls.clear()
+    monkeypatch.setattr(
+        experiments,
+        "train_and_measure",
+        lambda job, **kw: calls.append(job["scheme"]) or real(job, **kw),
+    )
+    outputs = run_jobs(jobs, progress=False, progress_file=progress)
+    assert calls == ["rope", "t5"]  # only the unfinished ones were trained
+    assert [o["job"] for o in outputs] == jobs
+    fresh = run_jobs(jobs, progress=False)
+    assert [o["records"] for o in outputs] == [o["records"] for o in fresh]
+
+
+def test_a_changed_setting_is_not_mistaken_for_a_finished_model(tmp_path):
+    progress = tmp_path / "progress.jsonl"
+    run_jobs(tiny_jobs(), progress=False, progress_file=progress)
+    more_steps = tiny_jobs(steps=4)
+    outputs = run_jobs(more_steps, progress=False, progress_file=progress)
+    assert [o["job"]["steps"] for o in outputs] == [4, 4]
+    assert len(progress.read_text().splitlines()) == 4
+
+
+def test_the_command_line_writes_results_curves_and_a_figure(tmp_path, capsys):
+    experiments.main(["--tiny", "--out", str(tmp_path), "--workers", "1", "--no-progress"])
+    records = json.loads((tmp_path / "results.json").read_text())
+    curves = json.loads((tmp_path / "curves.json").read_text())
+    assert json.loads((tmp_path / "extension.json").read_text()) == []
+    assert {r["scheme"] for r in records} == {"none", "learned", "t5"}
+    assert {r["region"] for r in records} == {"all", "unseen"}
+    assert all(set(r) == RECORD_KEYS for r in records)
+    assert {c["scheme"] for c in curves} == {"none", "t5"}  # learned cannot run at 16
+    assert (tmp_path / "results.png").stat().st_size > 1000
+    out = capsys.readouterr().out
+    assert "lookback-3" in out and "cannot run" in out and "L=8 (trained)" in out
+    # rerunning finds every model done and rewrites the same results
+    experiments.main(["--tiny", "--out", str(tmp_path), "--workers", "1", "--no-progress"])
+    assert json.loads((tmp_path / "results.json").read_text()) == records
+
+
+def test_the_quick_sweep_covers_every_scheme_task_and_region():
+    jobs = study_jobs(seeds=(0,), configs=("4x8+mlp",))
+    assert len(jobs) == 18
+    assert {j["scheme"] for j in jobs} == {"none", "sinusoidal", "learned", "rope", "alibi", "t5"}
+    full = study_jobs(seeds=experiments.SEEDS, configs=tuple(experiments.CONFIGS), extension=True)
+    assert len(full) == 3 * 6 * len(experiments.CONFIGS) * 3
+    assert {j["steps"] for j in full} == {experiments.STEPS}  # one budget for every model
+    with_extension = [j for j in full if j["extension"]]
+    assert {(j["scheme"], j["task"]) for j in with_extension} == {
+        ("rope", "lookback-3"),
+        ("rope", "markov"),
+    }
+
+
+def record(task="t", scheme="s", config="c", seed=0, eval_len=32, region="all", value=0.5):
+    return {
+        "task": task,
+        "scheme": scheme,
+        "config": config,
+        "seed": seed,
+        "train_len": 32,
+        "eval_len": eval_len,
+        "region": region,
+        "metric": "accuracy",
+        "value": value,
+    }
+
+
+def test_summaries_pick_a_region_and_insist_on_one_configuration():
+    records = [
+        record(seed=s, eval_len=n, region=region, value=v + s / 10, config=c)
+        for c in ("a", "b")
+        for s in (0, 1, 2)
+        for n, region, v in ((32, "all", 0.9), (64, "all", 0.6), (64, "unseen", 0.3))
+    ]
+    with pytest.raises(ValueError, match=r"several configurations \['a', 'b'\]; pass config="):
+        summarize(records)
+    assert summarize(records, config="a")[("t", "s", 64)] == pytest.approx((0.7, 0.6, 0.8))
+    unseen = summarize(records, config="b", region="unseen")
+    assert list(unseen) == [("t", "s", 64)] and unseen[("t", "s", 64)][0] == pytest.approx(0.4)
+    assert extrapolation_gap(records, "t", "s", config="a") == pytest.approx(0.6 - 0.9)
+    assert extrapolation_gap(records, "t", "s", config="a", region="unseen") == pytest.approx(-0.6)
+    with pytest.raises(ValueError, match="region must be one of 'all', 'unseen', got 'late'"):
+        summarize(records, config="a", region="late")
+
+
+def test_old_records_without_regions_still_summarise():
+    old = [
+        {k: v for k, v in record(seed=s).items() if k not in ("region", "config")} for s in (0, 1)
+    ]
+    assert summarize(old)[("t", "s", 32)] == (0.5, 0.5, 0.5)
+    assert len(select(old, region="all")) == 2 and select(old, region="unseen") == []
+
+
+def test_the_table_leads_with_unseen_positions_and_shows_the_seed_range():
+    records = [
+        record(seed=s, eval_len=n, region=region, value=v)
+        for s, shift in ((0, 0.0), (1, 0.1))
+        for n, region, v in (
+            (32, "all", 1.0 - shift),
+            (64, "all", 0.6),
+            (64, "unseen", 0.2 + shift),
+        )
+    ]
+    text = results_table(records)
+    assert "L=32 (trained)" in text and "L=64 unseen" in text
+    assert "0.95 (0.90-1.00)" in text and "0.25 (0.20-0.30)" in text and "0.60" not in text
+
+
+def test_position_curves_bin_positions_and_spread_over_seeds():
+    curves = [
+        {"task": "t", "scheme": "s", "config": "c", "totals": totals, "counts": [0, 2, 2, 2]}
+        for totals in ([0, 2, 1, 0], [0, 0, 2, 2])
+    ]
+    centres, mean, low, high = position_curves(curves, "t", config="c", bin_width=2)["s"]
+    np.testing.assert_allclose(centres, [0.5, 2.5])
+    np.testing.assert_allclose(mean, [0.5, 0.625])  # seed bins: (1.0, 0.25) and (0.0, 1.0)
+    np.testing.assert_allclose(low, [0.0, 0.25])
+    np.testing.assert_allclose(high, [1.0, 1.0])
