@@ -17,7 +17,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-import website  # benchmarks/website.py
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import website  # noqa: E402  (benchmarks/website.py, beside this script)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))

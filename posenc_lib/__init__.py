@@ -5,7 +5,8 @@ trainer are submodules imported on first use, so ``import posenc_lib`` stays fas
 """
 
 from .alibi import alibi_bias, alibi_slopes
-from .attention import causal_mask, permutation_matrix, self_attention, softmax, toy_embeddings
+from .attention import causal_mask, permutation_matrix, self_attention, softmax
+from .learned import LearnedPositions
 from .rope import (
     apply_rope,
     interpolate_positions,
@@ -16,10 +17,12 @@ from .rope import (
 )
 from .sinusoidal import frequencies, shift_matrix, sinusoidal_positions, wavelengths
 from .t5 import T5RelativeBias, t5_bias, t5_bucket
+from .word_order import toy_embeddings
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "LearnedPositions",
     "T5RelativeBias",
     "alibi_bias",
     "alibi_slopes",

@@ -541,18 +541,6 @@ def results_table(records, *, config=None, region="unseen", digits=2):
     return "\n".join(lines)
 
 
-MARKERS = {"none": "o", "sinusoidal": "s", "learned": "^", "rope": "D", "alibi": "v", "t5": "P"}
-STYLES = {"none": ":", "sinusoidal": "--", "learned": "-.", "rope": "-", "alibi": "-", "t5": "--"}
-
-
-def _style(scheme, n):
-    return {
-        "color": f"C{SCHEMES.index(scheme) if scheme in SCHEMES else n}",
-        "marker": MARKERS.get(scheme, "o"),
-        "ls": STYLES.get(scheme, "-"),
-    }
-
-
 def compare_configs(records, task, *, eval_len=256, region="unseen", digits=2):
     """Text: one row per scheme, one column per configuration, mean (min-max over seeds) of
     ``task`` at ``eval_len`` in ``region``; the configurations side by side."""
@@ -568,55 +556,6 @@ def compare_configs(records, task, *, eval_len=256, region="unseen", digits=2):
         cells = [summaries[c].get((task, scheme, eval_len), _MISSING) for c in configs]
         lines.append(f"{scheme:<12}" + "".join(f"{_cell(v, digits):>{width}}" for v in cells))
     return "\n".join(lines)
-
-
-def plot_results(records, *, config=None, region="unseen", axes=None, legend=True):
-    """Metric against evaluation length, one line per scheme (range over seeds shaded).
-
-    With ``region="unseen"`` the point at the training length is over all (trained) positions.
-    """
-    import matplotlib.pyplot as plt
-
-    config = _one_config(records, config, "plot_results")
-    rows = select(records, config=config, region=None)
-    everywhere, region_summary = summarize(rows, config=config), summarize(rows, region=region)
-    train_len = rows[0]["train_len"]
-    tasks, schemes = _names(rows, "task"), _names(rows, "scheme")
-    lengths = sorted({r["eval_len"] for r in rows})
-    metric = {r["task"]: r["metric"] for r in rows}
-    if axes is None:
-        _, axes = plt.subplots(1, len(tasks), figsize=(4 * len(tasks), 3.4), layout="constrained")
-    axes = np.atleast_1d(axes)
-    for ax, task in zip(axes, tasks, strict=True):
-        for n, scheme in enumerate(schemes):
-            points = [
-                (x, (everywhere if x == train_len else region_summary).get((task, scheme, x)))
-                for x in lengths
-            ]
-            points = [(x, v) for x, v in points if v is not None]
-            if not points:
-                continue
-            xs = [x for x, _ in points]
-            style = _style(scheme, n)
-            ax.plot(xs, [v[0] for _, v in points], ms=4, label=scheme, **style)
-            ax.fill_between(
-                xs,
-                [v[1] for _, v in points],
-                [v[2] for _, v in points],
-                color=style["color"],
-                alpha=0.15,
-                lw=0,
-            )
-        ax.axvline(train_len, color="0.5", ls=":", lw=1)
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(lengths, [str(x) for x in lengths])
-        ax.set_xlabel("evaluation length (tokens)")
-        what = "accuracy" if metric[task] == "accuracy" else "loss (nats/token)"
-        ax.set_ylabel(what if region == "all" else f"{what}, positions >= {train_len}")
-        ax.set_title(task)
-    if legend:
-        axes[-1].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
-    return axes
 
 
 def position_curves(curves, task, *, config=DEFAULT_CONFIG, bin_width=8):
@@ -647,27 +586,6 @@ def position_curves(curves, task, *, config=DEFAULT_CONFIG, bin_width=8):
         centres = np.arange(values.shape[1]) * bin_width + (bin_width - 1) / 2
         out[scheme] = (centres, values.mean(0), values.min(0), values.max(0))
     return out
-
-
-def plot_position_curves(curves, task, *, config=DEFAULT_CONFIG, bin_width=8, ax=None):
-    """The per-position curve of every scheme for one task and configuration (bands: seeds)."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
-    summary = position_curves(curves, task, config=config, bin_width=bin_width)
-    rows = select(curves, task=task, config=config, region=None)
-    for n, (scheme, (x, mean, low, high)) in enumerate(summary.items()):
-        style = _style(scheme, n)
-        ax.plot(x, mean, ms=3, markevery=4, label=scheme, **style)
-        ax.fill_between(x, low, high, color=style["color"], alpha=0.15, lw=0)
-    ax.axvline(rows[0]["train_len"] - 0.5, color="0.5", ls=":", lw=1)
-    metric = rows[0]["metric"]
-    ax.set_xlabel(f"query position (bins of {bin_width}; trained on 0..{rows[0]['train_len'] - 1})")
-    ax.set_ylabel("accuracy" if metric == "accuracy" else "loss (nats/token)")
-    ax.set_title(f"{task}, length {rows[0]['eval_len']}, configuration {config}")
-    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
-    return ax
 
 
 # -- extending RoPE's context ----------------------------------------------------------------
@@ -848,6 +766,8 @@ def main(argv=None):
     import matplotlib
 
     matplotlib.use("Agg")
+    from .plots import plot_results
+
     configs = _names(records, "config")
     axes = plot_results(records, config=configs[0])
     axes[0].figure.savefig(args.out / "results.png", dpi=80)

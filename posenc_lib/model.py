@@ -18,6 +18,7 @@ Gradients come from autograd; the optimiser is Adam. Shapes: B sequences of T to
 H heads of width d / H, vocabulary V.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import autograd.numpy as anp
@@ -33,7 +34,6 @@ from .sinusoidal import sinusoidal_positions
 from .t5 import _check_buckets, t5_bias_traced, t5_buckets
 from .tasks import IGNORE
 
-SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
 # Double precision, so trained results do not depend on the machine. Every CPU's BLAS kernel sums
 # in its own order; in float32 that rounding difference grows through a few hundred Adam steps into
 # the second decimal of a printed metric, in float64 it stays below 1e-8 (measured across AVX-512,
@@ -148,8 +148,22 @@ def _split_heads(x, b, t, h):
     return anp.transpose(anp.reshape(x, (b, t, h, -1)), (0, 2, 1, 3))  # (B, H, T, dh)
 
 
-def _rope_tables(config, t):
-    """cos and sin tables for positions 0 .. t-1, with interpolation or YaRN if configured."""
+# -- where each scheme enters the model: one small function per scheme --------------------------
+
+
+def _sinusoidal_added(params, config, t):
+    """Added to the input: the (T, d) sinusoidal table."""
+    return sinusoidal_positions(t, config.d_model, base=config.base, dtype=DTYPE)
+
+
+def _learned_added(params, config, t):
+    """Added to the input: the first T rows of the trained table."""
+    return params["pos"][:t]
+
+
+def _rope_rotation(config, t):
+    """Rotating q and k: cos and sin tables for positions 0 .. t-1, with interpolation (positions
+    divided by ``rope_positions_scale``) or YaRN (its frequencies and temperature) if configured."""
     positions = np.arange(t) / config.rope_positions_scale
     frequencies, factor = None, 1.0
     if config.yarn_scale > 1:
@@ -167,16 +181,42 @@ def _rope_tables(config, t):
     return (factor * cos).astype(DTYPE), (factor * sin).astype(DTYPE)
 
 
-def _position_bias(params, config, t):
-    """The additive (H, T, T) score bias of ALiBi or T5, or 0."""
-    if config.scheme == "alibi":
-        return alibi_bias(t, config.n_heads).astype(DTYPE)
-    if config.scheme == "t5":
-        buckets = t5_buckets(
-            t, bidirectional=False, n_buckets=config.t5_buckets, max_distance=config.t5_max_distance
-        )
-        return t5_bias_traced(params["t5"], buckets)
-    return DTYPE(0.0)
+def _alibi_bias(params, config, t):
+    """Biasing the scores: ALiBi's fixed (H, T, T) penalty."""
+    return alibi_bias(t, config.n_heads).astype(DTYPE)
+
+
+def _t5_bias(params, config, t):
+    """Biasing the scores: T5's trained scalar per head per (causal) distance bucket."""
+    buckets = t5_buckets(
+        t, bidirectional=False, n_buckets=config.t5_buckets, max_distance=config.t5_max_distance
+    )
+    return t5_bias_traced(params["t5"], buckets)
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """Where a position scheme enters the model; each part is a function or None.
+
+    added : (params, config, T) -> (T, d), added to the token embeddings once, before layer 0;
+    rotation : (config, T) -> (cos, sin), rotating queries and keys in every layer;
+    bias : (params, config, T) -> (H, T, T), added to every head's scores in every layer.
+    """
+
+    added: Callable | None = None
+    rotation: Callable | None = None
+    bias: Callable | None = None
+
+
+SCHEME_PARTS = {
+    "none": Scheme(),
+    "sinusoidal": Scheme(added=_sinusoidal_added),
+    "learned": Scheme(added=_learned_added),
+    "rope": Scheme(rotation=_rope_rotation),
+    "alibi": Scheme(bias=_alibi_bias),
+    "t5": Scheme(bias=_t5_bias),
+}
+SCHEMES = tuple(SCHEME_PARTS)
 
 
 def forward(params, tokens, config, *, return_attention=False):
@@ -199,20 +239,18 @@ def forward(params, tokens, config, *, return_attention=False):
     x = (
         np.eye(config.vocab_size + config.bos, dtype=DTYPE)[tokens] @ params["tok"]
     )  # a gather, as a fast-to-differentiate product
-    if config.scheme == "sinusoidal":
-        x = x + sinusoidal_positions(t, config.d_model, base=config.base, dtype=DTYPE)
-    elif config.scheme == "learned":
-        x = x + params["pos"][:t]
+    scheme = SCHEME_PARTS[config.scheme]
+    if scheme.added:
+        x = x + scheme.added(params, config, t)
+    rotation = scheme.rotation(config, t) if scheme.rotation else None
+    bias = scheme.bias(params, config, t) if scheme.bias else DTYPE(0.0)
     visible = causal_mask(t)
-    if config.scheme == "rope":
-        cos, sin = _rope_tables(config, t)
-    bias = _position_bias(params, config, t)
     attention = []
     for layer in range(config.n_layers):
         y = _norm(x)
         q, k, v = (_split_heads(y @ params[f"{n}{layer}"], b, t, h) for n in ("wq", "wk", "wv"))
-        if config.scheme == "rope":
-            q, k = rope_rotate(q, cos, sin), rope_rotate(k, cos, sin)
+        if rotation is not None:
+            q, k = rope_rotate(q, *rotation), rope_rotate(k, *rotation)
         scores = anp.matmul(q, anp.swapaxes(k, -1, -2)) / float(np.sqrt(config.head_dim)) + bias
         weights = _softmax(anp.where(visible, scores, -1e9))
         if return_attention:

@@ -113,7 +113,7 @@ def style_problems(fig):
     >>> from matplotlib.figure import Figure
     >>> fig = Figure()
     >>> ax = fig.add_subplot()
-    >>> _ = ax.plot([0, 1], [0, 1], label="a"), ax.plot([0, 1], [1, 0], label="b")
+    >>> _ = ax.plot([0, 1], [0, 1], "-", label="a"), ax.plot([0, 1], [1, 0], "-", label="b")
     >>> style_problems(fig)
     ["axes 0: series 'a' and 'b' differ by colour alone"]
     """
@@ -327,3 +327,94 @@ def set_rope_arrows(arrows, q, k, q_rotated, k_rotated):
     """Point the arrows of `rope_arrows` at new 2-D vectors."""
     for line, vector in zip(arrows, (q, k, q_rotated, k_rotated), strict=True):
         line.set_data([0, vector[0]], [0, vector[1]])
+
+
+# -- the study of chapter 6 ----------------------------------------------------------------------
+
+
+def scheme_style(scheme, n=0):
+    """One scheme's colour, marker and line style, the same in every figure of the course.
+
+    Examples
+    --------
+    >>> scheme_style("rope") == series_style(3)
+    True
+    """
+    from .model import SCHEMES
+
+    return series_style(SCHEMES.index(scheme) if scheme in SCHEMES else n)
+
+
+def plot_results(records, *, config=None, region="unseen", axes=None, legend=True):
+    """Metric against evaluation length, one line per scheme (range over seeds shaded).
+
+    With ``region="unseen"`` the point at the training length is over all (trained) positions.
+    """
+    import matplotlib.pyplot as plt
+
+    from .experiments import _names, _one_config, select, summarize
+
+    config = _one_config(records, config, "plot_results")
+    rows = select(records, config=config, region=None)
+    everywhere, region_summary = summarize(rows, config=config), summarize(rows, region=region)
+    train_len = rows[0]["train_len"]
+    tasks, schemes = _names(rows, "task"), _names(rows, "scheme")
+    lengths = sorted({r["eval_len"] for r in rows})
+    metric = {r["task"]: r["metric"] for r in rows}
+    if axes is None:
+        _, axes = plt.subplots(1, len(tasks), figsize=(4 * len(tasks), 3.4), layout="constrained")
+    axes = np.atleast_1d(axes)
+    for ax, task in zip(axes, tasks, strict=True):
+        for n, scheme in enumerate(schemes):
+            points = [
+                (x, (everywhere if x == train_len else region_summary).get((task, scheme, x)))
+                for x in lengths
+            ]
+            points = [(x, v) for x, v in points if v is not None]
+            if not points:
+                continue
+            xs = [x for x, _ in points]
+            style = scheme_style(scheme, n)
+            ax.plot(xs, [v[0] for _, v in points], label=scheme, **style)
+            ax.fill_between(
+                xs,
+                [v[1] for _, v in points],
+                [v[2] for _, v in points],
+                color=style["color"],
+                alpha=0.15,
+                lw=0,
+            )
+        ax.axvline(train_len, color="0.5", ls=":", lw=1)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(lengths, [str(x) for x in lengths])
+        ax.set_xlabel("evaluation length (tokens)")
+        what = "accuracy" if metric[task] == "accuracy" else "loss (nats/token)"
+        ax.set_ylabel(what if region == "all" else f"{what}, positions >= {train_len}")
+        ax.set_title(task)
+    if legend:
+        legend_outside(axes[-1])
+    return axes
+
+
+def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None):
+    """The per-position curve of every scheme for one task and configuration (bands: seeds)."""
+    import matplotlib.pyplot as plt
+
+    from .experiments import DEFAULT_CONFIG, position_curves, select
+
+    config = DEFAULT_CONFIG if config is None else config
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
+    summary = position_curves(curves, task, config=config, bin_width=bin_width)
+    rows = select(curves, task=task, config=config, region=None)
+    for n, (scheme, (x, mean, low, high)) in enumerate(summary.items()):
+        style = scheme_style(scheme, n)
+        ax.plot(x, mean, label=scheme, **{**style, "markevery": 4})
+        ax.fill_between(x, low, high, color=style["color"], alpha=0.15, lw=0)
+    ax.axvline(rows[0]["train_len"] - 0.5, color="0.5", ls=":", lw=1)
+    metric = rows[0]["metric"]
+    ax.set_xlabel(f"query position (bins of {bin_width}; trained on 0..{rows[0]['train_len'] - 1})")
+    ax.set_ylabel("accuracy" if metric == "accuracy" else "loss (nats/token)")
+    ax.set_title(f"{task}, length {rows[0]['eval_len']}, configuration {config}")
+    legend_outside(ax)
+    return ax

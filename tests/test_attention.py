@@ -14,7 +14,7 @@ from posenc_lib import (
     softmax,
     toy_embeddings,
 )
-from posenc_lib.attention import compare_orders, match_order, split_words
+from posenc_lib.word_order import compare_orders, match_order, split_words
 
 
 @st.composite
@@ -232,7 +232,7 @@ def test_rotate_is_applied_to_queries_and_keys_only():
 
 
 def test_embed_token_ids_is_a_consistent_lookup():
-    from posenc_lib.attention import embed_token_ids
+    from posenc_lib.pipeline import embed_token_ids
 
     a = embed_token_ids([5, 7, 5], 16)
     np.testing.assert_array_equal(a[0], a[2])

@@ -25,12 +25,13 @@ from posenc_lib import (
     softmax,
     toy_embeddings,
 )
-from posenc_lib.attention import compare_orders, embed_token_ids, split_words
 from posenc_lib.learned import LearnedPositions, cosine_similarity, principal_axis
 from posenc_lib.model import ModelConfig, evaluate, init_params, train
+from posenc_lib.pipeline import embed_token_ids
 from posenc_lib.rope import convention_permutation, rope_decay_bound
 from posenc_lib.sinusoidal import distance_by_shift, similarity_by_distance
 from posenc_lib.tasks import markov, markov_entropy
+from posenc_lib.word_order import compare_orders, split_words
 
 ROUNDING = 1e-12
 

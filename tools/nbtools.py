@@ -135,13 +135,15 @@ def sync_from_text(path):
 
 
 def format_code(path):
-    """Format the notebook's code cells with ruff (as `make test` checks them) and write the
-    formatted code back into the text source, so the pair stays in step."""
+    """Sort imports and format the notebook's code cells with ruff (as `make test` checks them)
+    and write the formatted code back into the text source, so the pair stays in step."""
     import subprocess
 
     import jupytext
 
-    subprocess.run([sys.executable, "-m", "ruff", "format", "-q", str(path)], check=True)
+    ruff = [sys.executable, "-m", "ruff"]
+    subprocess.run([*ruff, "check", "-q", "--select", "I", "--fix", str(path)], check=False)
+    subprocess.run([*ruff, "format", "-q", str(path)], check=True)
     nb = nbformat.read(path, as_version=4)
     if cell_signature(jupytext.read(text_source(path))) != cell_signature(nb):
         jupytext.write(nb, text_source(path), fmt="md:myst")

@@ -20,6 +20,7 @@ from ._core import (
     ValueExercise,
     named_mistake,
 )
+from .quiz import Quiz
 
 __all__ = [
     "ChoiceExercise",
@@ -27,6 +28,7 @@ __all__ = [
     "Feedback",
     "FunctionExercise",
     "Mistake",
+    "Quiz",
     "ValueExercise",
     "all_exercises",
     "named_mistake",

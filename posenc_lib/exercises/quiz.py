@@ -1,0 +1,48 @@
+"""The course quiz as a widget: one question at a time, an explanation for every answer."""
+
+import ipywidgets as widgets
+
+from ..widgets._live import Explorer
+
+
+class Quiz(Explorer):
+    """Multiple-choice questions (ChoiceExercises with labels), each with a Check button that
+    explains the answer, right or wrong."""
+
+    def __init__(self, questions):
+        self.questions = list(questions)
+        self.choices, self.feedback, rows = [], [], []
+        for n, question in enumerate(self.questions, start=1):
+            labels = question.labels or {k: str(k) for k in question.options}
+            choice = widgets.RadioButtons(
+                options=[(label, key) for key, label in labels.items()],
+                value=None,
+                layout={"width": "max-content"},
+            )
+            feedback = widgets.HTML()
+            button = widgets.Button(description="check")
+            button.on_click(lambda _, n=n - 1: self.check(n))
+            self.choices.append(choice)
+            self.feedback.append(feedback)
+            rows.append(
+                widgets.VBox(
+                    [
+                        widgets.HTML(f"<b>{n}. {question.prompt}</b>"),
+                        choice,
+                        widgets.HBox([button, feedback]),
+                    ]
+                )
+            )
+        self.score = widgets.HTML()
+        self.box = widgets.VBox([*rows, self.score])
+
+    def check(self, n):
+        """Grade question n from its radio buttons and show the explanation."""
+        result = self.questions[n].evaluate(self.choices[n].value)
+        color = "#1a7f37" if result.passed else "#b35900"
+        self.feedback[n].value = f"<span style='color:{color}'>{result}</span>"
+        answered = [
+            q.evaluate(c.value).passed for q, c in zip(self.questions, self.choices, strict=True)
+        ]
+        self.score.value = f"{sum(answered)} of {len(answered)} right so far"
+        return result

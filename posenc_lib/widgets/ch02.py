@@ -1,0 +1,246 @@
+"""Chapter 2: sinusoidal positions as clock hands, and similarity against shift."""
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from .. import plots
+from ..sinusoidal import (
+    distance_by_shift,
+    frequencies,
+    similarity_by_distance,
+    sinusoidal_positions,
+)
+from ._live import Explorer, LiveFigure, _slider
+
+
+class SinusoidalExplorer(Explorer):
+    """Chapter 2's explorer: sliders for position, pair, d_model and base.
+
+    Top: the selected pair's clock (red), then eight clocks for evenly spaced pairs from the
+    fastest to the slowest, one hand per (sin, cos) pair. Bottom left: the selected pair's two waves
+    around the current position (marked at offset 0). Bottom right: the whole table PE with a cursor on the position's row and the
+    pair's columns. Position and pair steps only move artists (blitting); d_model and base
+    changes redraw the figure.
+    """
+
+    n_clocks = 8
+    window = 40  # the waves panel shows positions p - 40 .. p + 40
+
+    def __init__(self, seq_len=None, d_model=16, base=10000.0, position=3, pair=0):
+        self.fixed_len = seq_len  # None: the range grows with the slowest wavelength shown
+        self.seq_len = seq_len or self.positions_needed(d_model, base)
+        self.position = _slider("position p", position, 0, self.seq_len - 1)
+        self.pair = _slider("pair i", pair, 0, d_model // 2 - 1)
+        self.d_model = widgets.Dropdown(
+            options=[16, 32, 64, 128], value=d_model, description="d_model"
+        )
+        self.base = widgets.Dropdown(
+            options=[100.0, 1000.0, 10000.0, 100000.0], value=base, description="base"
+        )
+        self.status = widgets.Label()
+        self.live = LiveFigure(figsize=(9, 5.2))
+        grid = self.live.fig.add_gridspec(2, 2, height_ratios=[1, 1.6])
+        self.ax_clock = self.live.fig.add_subplot(grid[0, :])
+        self.ax_wave = self.live.fig.add_subplot(grid[1, 0])
+        self.ax_map = self.live.fig.add_subplot(grid[1, 1])
+        self._build()
+        for control in (self.position, self.pair):
+            control.observe(self.step, names="value")
+        for control in (self.d_model, self.base):
+            control.observe(self.rebuild, names="value")
+        self.box = widgets.VBox(
+            [
+                widgets.HBox([self.position, self.pair]),
+                widgets.HBox([self.d_model, self.base]),
+                self.live.image,
+                self.status,
+            ]
+        )
+
+    # -- state derived from the controls ----------------------------------------------------
+    @staticmethod
+    def positions_needed(d_model, base, cap=10_000):
+        """Enough positions for the slowest pair to turn visibly: a quarter of its wavelength,
+        at least 100 and at most ``cap``."""
+        slowest = 2 * np.pi / frequencies(d_model, base)[d_model // 2 - 1]
+        return int(min(cap, max(100, np.ceil(slowest / 4))))
+
+    def shown_pairs(self):
+        n_pairs = self.d_model.value // 2
+        return np.unique(np.round(np.linspace(0, n_pairs - 1, self.n_clocks)).astype(int))
+
+    def _build(self):
+        """Draw everything for the current d_model and base (slow path)."""
+        if getattr(self, "heat", None) is not None and self.heat.colorbar is not None:
+            self.heat.colorbar.remove()  # drawn again below, for the new table
+        for ax in (self.ax_clock, self.ax_wave, self.ax_map):
+            ax.clear()
+        self.live.animated.clear()
+        d, base = self.d_model.value, self.base.value
+        self.omega = frequencies(d, base)
+        if self.fixed_len is None:
+            self.seq_len = self.positions_needed(d, base)
+            self.position.max = self.seq_len - 1
+        self.table = sinusoidal_positions(self.seq_len, d, base=base)
+        labels = [""] + [f"i={i}\nλ={2 * np.pi / self.omega[i]:,.0f}" for i in self.shown_pairs()]
+        self.hands, self.dots = plots.clock_faces(
+            self.ax_clock, self._angles(), labels=labels, highlight=0
+        )
+        self.ax_clock.set_title("one clock per pair i: the hand points at (sin pω_i, cos pω_i)")
+        self.selected_label = self.ax_clock.text(
+            0, -1.35, "", ha="center", va="top", fontsize="small", color=plots.PALETTE[5]
+        )
+        # The waves around the current position: offsets -window..window from p, so a slider
+        # step moves data, not the axes (a step stays a fast blit at any sequence length).
+        self.offsets = np.arange(-self.window, self.window + 1)
+        self.waves = plots.pair_waves(
+            self.ax_wave, self.offsets, self._around(self.position.value), 0, marker=0
+        )
+        self.ax_wave.set_xlabel("offset from the current position p")
+        self.ax_wave.set_xlim(-self.window, self.window)
+        self.heat = plots.heatmap(
+            self.ax_map,
+            self.table,
+            cmap="RdBu",
+            vmin=-1,
+            vmax=1,
+            xlabel="dimension index",
+            ylabel="position p",
+            colorbar="value",
+        )
+        self.ax_map.set_aspect("auto")
+        self.row_cursor = self.ax_map.axhline(0, color="k", lw=2.5)
+        self.col_cursor = self.ax_map.add_patch(
+            Rectangle((-0.5, -0.5), 2, self.seq_len, fill=False, edgecolor="gold", lw=2)
+        )
+        self.ax_wave.set_title("the selected pair's two columns, around p")
+        self.live.animate(
+            *self.hands,
+            *self.dots,
+            *self.waves,
+            self.row_cursor,
+            self.col_cursor,
+            self.selected_label,
+        )
+        self.pair.max = d // 2 - 1
+        self._move()
+        self.live.render(full=True)
+
+    def _around(self, p):
+        """Rows p - window .. p + window of the table; NaN outside 0 .. seq_len - 1."""
+        rows = p + self.offsets
+        inside = (rows >= 0) & (rows < self.seq_len)
+        around = np.full((len(rows), self.table.shape[1]), np.nan)
+        around[inside] = self.table[rows[inside]]
+        return around
+
+    def _angles(self):
+        pairs = np.concatenate([[self.pair.value], self.shown_pairs()])
+        return self.position.value * self.omega[pairs]
+
+    def _move(self):
+        """Update the artists for the current position and pair (fast path)."""
+        p, i = self.position.value, self.pair.value
+        plots.set_clock_hands(self.hands, self.dots, self._angles())
+        sin_line, cos_line, _ = self.waves
+        around = self._around(p)
+        sin_line.set_ydata(around[:, 2 * i])
+        cos_line.set_ydata(around[:, 2 * i + 1])
+        self.row_cursor.set_ydata([p, p])
+        self.col_cursor.set_x(2 * i - 0.5)
+        self.selected_label.set_text(f"selected\ni={i}\nλ={2 * np.pi / self.omega[i]:,.0f}")
+        angle = p * self.omega[i]
+        self.status.value = (
+            f"p={p}, pair i={i} (columns {2 * i}, {2 * i + 1}; wavelength "
+            f"{2 * np.pi / self.omega[i]:,.1f} positions): angle p·ω_i = {angle:.3f} rad, "
+            f"sin = {np.sin(angle):+.4f}, cos = {np.cos(angle):+.4f}"
+        )
+
+    # -- observers ---------------------------------------------------------------------------
+    def step(self, change=None):
+        self._move()
+        self.live.render()
+
+    def rebuild(self, change=None):
+        self.pair.value = min(self.pair.value, self.d_model.value // 2 - 1)
+        self._build()
+
+
+class SimilarityExplorer(Explorer):
+    """Chapter 2's second explorer: how similar two positions k apart are, for a band of pairs.
+
+    The curve is PE[p] . PE[p + k] against the shift k (the same for every p), for all pairs or
+    only the fastest or slowest quarter of them; the marker sits at the chosen k, and the
+    status line gives the similarity and the distance |PE[p + k] - PE[p]| there. Moving k only
+    moves the marker; changing d_model, base or band redraws the curve.
+    """
+
+    bands = ("all pairs", "fastest quarter", "slowest quarter")
+
+    def __init__(self, d_model=128, base=10000.0, max_shift=2000, shift=10):
+
+        self.shifts = np.arange(0, max_shift + 1)
+        self.shift = _slider("shift k", shift, 0, max_shift)
+        self.d_model = widgets.Dropdown(
+            options=[16, 32, 64, 128, 512], value=d_model, description="d_model"
+        )
+        self.base = widgets.Dropdown(
+            options=[100.0, 1000.0, 10000.0, 100000.0], value=base, description="base"
+        )
+        self.band = widgets.Dropdown(options=self.bands, value="all pairs", description="pairs")
+        self.status = widgets.Label()
+        self.live = LiveFigure(figsize=(8, 3.4))
+        self.ax = self.live.fig.add_subplot()
+        self._build()
+        self.shift.observe(self.step, names="value")
+        for control in (self.d_model, self.base, self.band):
+            control.observe(self._build, names="value")
+        self.box = widgets.VBox(
+            [
+                widgets.HBox([self.shift, self.band]),
+                widgets.HBox([self.d_model, self.base]),
+                self.live.image,
+                self.status,
+            ]
+        )
+
+    def pairs(self):
+        n = self.d_model.value // 2
+        quarter = max(1, n // 4)
+        return {
+            "all pairs": slice(0, n),
+            "fastest quarter": slice(0, quarter),
+            "slowest quarter": slice(n - quarter, n),
+        }[self.band.value]
+
+    def _build(self, change=None):
+        self.ax.clear()
+        self.live.animated.clear()
+        d, base, pairs = self.d_model.value, self.base.value, self.pairs()
+        self.curve = similarity_by_distance(self.shifts, d, base=base, pairs=pairs)
+        self.ax.plot(self.shifts, self.curve, "-", color=plots.PALETTE[0], lw=1.2)
+        self.ax.axhline(0, color="0.6", lw=0.8)
+        self.ax.set(
+            xlabel="shift k (positions)",
+            ylabel="PE[p] · PE[p+k]",
+            title=f"similarity against shift, {self.band.value} of d_model = {d}, base {base:,.0f}",
+        )
+        (self.marker,) = self.ax.plot([0], [0], "o", color=plots.PALETTE[5], ms=8)
+        self.live.animate(self.marker)
+        self._move()
+        self.live.render(full=True)
+
+    def _move(self):
+        k = self.shift.value
+        d, base, pairs = self.d_model.value, self.base.value, self.pairs()
+        self.marker.set_data([k], [self.curve[k]])
+        distance = float(distance_by_shift(k, d, base=base, pairs=pairs))
+        self.status.value = (
+            f"k = {k}: similarity {self.curve[k]:.2f} of at most {self.curve[0]:.0f}; "
+            f"distance |PE[p+k] - PE[p]| = {distance:.3f}"
+        )
+
+    def step(self, change=None):
+        self._move()
+        self.live.render()

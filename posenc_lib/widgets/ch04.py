@@ -1,0 +1,70 @@
+"""Chapter 4: move a query and a key; the RoPE score depends on the offset only."""
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import plots
+from ..rope import apply_rope
+from ._live import Explorer, LiveFigure, _slider
+
+
+class RopeExplorer(Explorer):
+    """Chapter 4: query position m, key position n and pair i. Left: pair i of q and k, drawn
+    before (faint) and after rotation. Right: the score q_m . k_n against the offset n - m, a
+    fixed curve, with a marker at the current offset: move m and n together and it stays put."""
+
+    def __init__(self, d=16, base=10000.0, seed=0, max_offset=120):
+
+        rng = np.random.default_rng(seed)
+        self.q, self.k = rng.normal(size=(1, d)), rng.normal(size=(1, d))
+        self.base = base
+        self.m = _slider("query position m", 3, 0, 120)
+        self.n = _slider("key position n", 7, 0, 120)
+        self.pair = _slider("pair i", 0, 0, d // 2 - 1)
+        self.status = widgets.Label()
+        self.live = LiveFigure(figsize=(9, 3.8))
+        ax_plane, ax_score = self.live.fig.subplots(1, 2, width_ratios=[1, 1.6])
+        offsets = np.arange(-max_offset, max_offset + 1)
+        pair_lengths = np.hypot(*np.concatenate([self.q, self.k]).reshape(-1, 2).T)
+        plots.rope_plane(ax_plane, limit=1.2 * pair_lengths.max())
+        self.arrows = plots.rope_arrows(ax_plane)
+        self.plane_title = ax_plane.set_title("")
+        ax_score.plot(offsets, [self.score(0, int(o)) for o in offsets], "-", color="0.3")
+        ax_score.set(
+            xlabel="offset n - m", ylabel="score q_m · k_n", title="the score depends on n - m only"
+        )
+        (self.marker,) = ax_score.plot([0], [0], "o", color=plots.PALETTE[5], ms=9)
+        self.live.animate(*self.arrows, self.marker, self.plane_title)
+        for control in (self.m, self.n, self.pair):
+            control.observe(self.step, names="value")
+        self.step()
+        self.box = widgets.VBox(
+            [widgets.HBox([self.m, self.n]), self.pair, self.live.image, self.status]
+        )
+
+    def rotated(self, x, position):
+        return apply_rope(x, positions=[position], base=self.base)[0]
+
+    def score(self, m, n):
+        return float(self.rotated(self.q, m) @ self.rotated(self.k, n))
+
+    def step(self, change=None):
+        m, n, i = self.m.value, self.n.value, self.pair.value
+        pairs = slice(2 * i, 2 * i + 2)
+        plots.set_rope_arrows(
+            self.arrows,
+            self.q[0, pairs],
+            self.k[0, pairs],
+            self.rotated(self.q, m)[pairs],
+            self.rotated(self.k, n)[pairs],
+        )
+        score = self.score(m, n)
+        self.marker.set_data([n - m], [score])
+        wavelength = 2 * np.pi / self.base ** (-2 * i / self.q.shape[1])
+        self.plane_title.set_text(f"pair i={i} (wavelength {wavelength:,.1f}) of q and k")
+        self.status.value = (
+            f"m={m}, n={n}, offset n-m={n - m}: score = {score:+.6f}  "
+            f"(pair {i} turns {self.base ** (-2 * i / self.q.shape[1]):.4f} "
+            f"rad per position)"
+        )
+        self.live.render()

@@ -1,0 +1,66 @@
+"""Chapter 5: ALiBi's penalty and the attention weights, per head and query."""
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import plots
+from ..alibi import alibi_bias
+from ..attention import causal_mask, softmax
+from ._live import Explorer, LiveFigure, _slider
+
+
+class AlibiExplorer(Explorer):
+    """Chapter 5: head (slope) and query position. Top: the bias -m·(i - j) over keys j <= i.
+    Bottom: the attention weights over keys with and without the bias, for fixed random q, k."""
+
+    def __init__(self, seq_len=32, n_heads=8, d_k=16, seed=0):
+
+        rng = np.random.default_rng(seed)
+        q, k = rng.normal(size=(seq_len, d_k)), rng.normal(size=(seq_len, d_k))
+        scores = q @ k.T / np.sqrt(d_k)
+        visible = causal_mask(seq_len)
+        self.bias = alibi_bias(seq_len, n_heads)
+        self.slopes = -self.bias[:, 1, 0]
+        self.plain = softmax(np.where(visible, scores, -np.inf))
+        self.biased = softmax(np.where(visible, scores + self.bias, -np.inf))
+        self.head = _slider("head", 0, 0, n_heads - 1)
+        self.query = _slider("query position i", seq_len - 1, 0, seq_len - 1)
+        self.status = widgets.Label()
+        self.live = LiveFigure(figsize=(8, 4.4))
+        ax_bias, ax_w = self.live.fig.subplots(2, 1, sharex=True)
+        keys = np.arange(seq_len)
+        (self.bias_line,) = ax_bias.plot(keys, keys * 0.0, "o-", color=plots.PALETTE[5], ms=3)
+        ax_bias.set(
+            ylabel="bias",
+            ylim=(-0.5 * (seq_len - 1) - 0.5, 0.5),
+            title="ALiBi bias −m·(i − j) on each key",
+        )
+        (self.plain_line,) = ax_w.plot(
+            keys, keys * 0.0, "s--", color="0.5", ms=3, label="without ALiBi"
+        )
+        (self.biased_line,) = ax_w.plot(
+            keys, keys * 0.0, "o-", color=plots.PALETTE[0], ms=3, label="with ALiBi"
+        )
+        ax_w.set(xlabel="key position j", ylabel="attention weight", ylim=(0, 1.02))
+        plots.legend_outside(ax_w)
+        self.live.animate(self.bias_line, self.plain_line, self.biased_line)
+        for control in (self.head, self.query):
+            control.observe(self.step, names="value")
+        self.step()
+        self.box = widgets.VBox(
+            [widgets.HBox([self.head, self.query]), self.live.image, self.status]
+        )
+
+    def step(self, change=None):
+        h, i = self.head.value, self.query.value
+        hidden = np.arange(self.bias.shape[-1]) > i
+        self.bias_line.set_ydata(np.where(hidden, np.nan, self.bias[h, i]))
+        self.plain_line.set_ydata(np.where(hidden, np.nan, self.plain[i]))
+        self.biased_line.set_ydata(np.where(hidden, np.nan, self.biased[h, i]))
+        nearest = self.biased[h, i, max(i - 3, 0) : i + 1].sum()
+        self.status.value = (
+            f"head {h}: slope m = {self.slopes[h]:.4g}; query {i}: the 4 "
+            f"nearest keys get {nearest:.0%} of the weight with ALiBi, "
+            f"{self.plain[i, max(i - 3, 0) : i + 1].sum():.0%} without"
+        )
+        self.live.render()

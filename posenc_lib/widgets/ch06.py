@@ -1,0 +1,87 @@
+"""Chapter 6: where each trained model looks, at every length."""
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import plots
+from ._live import Explorer, LiveFigure, _slider
+
+
+class AttentionInspector(Explorer):
+    """Chapter 6: pick a task, a scheme, an evaluation length and a head, and see where each
+    query of one test sequence attends. Models come from ``run_study(..., keep_models=True)``.
+    """
+
+    def __init__(self, models, tasks, lengths=(32, 64, 128, 256), seed=0):
+        from ..model import attention_maps, forward
+
+        self._maps, self._forward = attention_maps, forward
+        self.models = {
+            (task, scheme): result for (task, scheme, s), result in models.items() if s == seed
+        }
+        self.tasks = tasks
+        names = list(dict.fromkeys(task for task, _ in self.models))
+        schemes = list(dict.fromkeys(scheme for _, scheme in self.models))
+        self.task = widgets.Dropdown(options=names, value=names[0], description="task")
+        self.scheme = widgets.Dropdown(options=schemes, value=schemes[-1], description="scheme")
+        self.length = widgets.Dropdown(
+            options=list(lengths), value=lengths[-1], description="length"
+        )
+        some = next(iter(self.models.values())).config
+        self.head = _slider("head", 0, 0, some.n_heads - 1)
+        self.status = widgets.Label()
+        self.live = LiveFigure(figsize=(5.2, 4.6))
+        self.ax = self.live.fig.add_subplot()
+        self.image = plots.heatmap(self.ax, np.zeros((2, 2)), vmin=0, vmax=1, colorbar=True)
+        self.live.animate(self.image)
+        for control in (self.task, self.scheme, self.length):
+            control.observe(self.redraw, names="value")
+        self.head.observe(self.step, names="value")
+        self.redraw()
+        self.box = widgets.VBox(
+            [
+                widgets.HBox([self.task, self.scheme]),
+                widgets.HBox([self.length, self.head]),
+                self.live.image,
+                self.status,
+            ]
+        )
+
+    def _sample(self):
+        task = self.tasks[self.task.value]()
+        return task, task.sample(2024, 1, self.length.value)
+
+    def step(self, change=None):
+        """Show the chosen head of the current maps (fast path)."""
+        if self.maps is not None:
+            self.image.set_data(self.maps[0][0, self.head.value])
+        self.live.render()
+
+    def redraw(self, change=None):
+        result = self.models[(self.task.value, self.scheme.value)]
+        task, (tokens, targets) = self._sample()
+        n = self.length.value
+        self.image.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))
+        self.ax.set_title(
+            f"{self.scheme.value} on {self.task.value}, length {n} "
+            f"(trained at {result.config.max_len})",
+            fontsize="medium",
+        )
+        if result.config.scheme == "learned" and n > result.config.max_len:
+            self.maps = None
+            self.image.set_data(np.full((n, n), np.nan))
+            self.status.value = (
+                f"a learned table of {result.config.max_len} rows has no "
+                f"vectors for positions {result.config.max_len}..{n - 1}"
+            )
+        else:
+            self.maps = self._maps(result.params, result.config, tokens)
+            logits = self._forward(result.params, tokens, result.config)
+            valid = targets >= 0
+            if task.metric == "accuracy":
+                score = np.mean((logits.argmax(-1) == targets)[valid])
+                self.status.value = f"this sequence: {score:.0%} of {valid.sum()} targets right"
+            else:
+                self.status.value = "this sequence: next-token prediction (see the loss table)"
+            self.image.set_data(self.maps[0][0, self.head.value])
+        self.live.render(full=True)
