@@ -31,6 +31,7 @@ GOALS = {
     "notebook_peak_mb": "<= 500 MB",
     "import_s": "<= 0.5 s",
     "site_landing_transfer": "<= 2 MB (the landing page, everything it loads)",
+    "sweep_s": "--quick <= 120 s, the full study <= 900 s (2 cores)",
 }
 
 
@@ -177,6 +178,22 @@ def bench_training(steps):
         )
         out[scheme] = summary([steps * batch * length / t for t in times], digits=0)
     return out
+
+
+def bench_sweep(mode):
+    """Wall time of chapter 6's study command, one run in a fresh process with both cores:
+    ``mode`` is "tiny", "quick" (18 models) or "full" (the committed study, 162 models)."""
+    import tempfile
+
+    flags = {"tiny": ["--tiny"], "quick": ["--quick"], "full": []}[mode]
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "posenc_lib.experiments", *flags, "--out", out, "--no-progress"],
+            check=True,
+            capture_output=True,
+        )
+        return round(time.perf_counter() - start, 1)
 
 
 def bench_import(repeats):
@@ -335,6 +352,15 @@ def markdown(results):
         "scheme",
         results["train_tokens_per_s"],
     )
+    if results.get("sweep_s"):
+        lines += [
+            "",
+            "## Chapter 6's study from the command line (wall time, one run, 2 workers)",
+            "",
+            "| `python -m posenc_lib.experiments` | seconds |",
+            "|---|---|",
+        ]
+        lines += [f"| {mode} | {seconds} |" for mode, seconds in results["sweep_s"].items()]
     imp = results["import_s"]
     lines += [
         "",
@@ -366,6 +392,11 @@ def main(argv=None):
         help="the browser tests' latency records (folded in when present)",
     )
     parser.add_argument(
+        "--full-sweep",
+        action="store_true",
+        help="also time chapter 6's full study (about 10-15 minutes)",
+    )
+    parser.add_argument(
         "--render",
         action="store_true",
         help="only rewrite RESULTS.md from results.json, NOTES.md and the browser latency",
@@ -393,6 +424,8 @@ def main(argv=None):
     results["notebook_run_s"], results["notebook_peak_mb"] = run_s, peak
     results["train_tokens_per_s"] = bench_training(3 if args.tiny else 40)
     results["import_s"] = bench_import(3 if args.tiny else 10)
+    sweeps = ["tiny"] if args.tiny else ["quick"] + (["full"] if args.full_sweep else [])
+    results["sweep_s"] = {mode: bench_sweep(mode) for mode in sweeps}
     fold_browser_latency(results, args.browser)
     results["site_landing_transfer"] = website.landing_page_transfer()  # None: no build/site
     if args.notes.exists():

@@ -759,9 +759,17 @@ def main(argv=None):
             extension=False,
         )
     start = time.perf_counter()
-    paths = run_sweep(
-        args.out, workers=args.workers, progress=not args.no_progress, fresh=args.fresh, **study
-    )
+    try:
+        paths = run_sweep(
+            args.out, workers=args.workers, progress=not args.no_progress, fresh=args.fresh, **study
+        )
+    except KeyboardInterrupt:
+        done = len(_read_progress(args.out / "progress.jsonl"))
+        print(
+            f"interrupted: {done} finished models are kept in {args.out / 'progress.jsonl'}; "
+            "run the same command again to continue"
+        )
+        raise SystemExit(130) from None
     records = json.loads(paths["results"].read_text())
     import matplotlib
 

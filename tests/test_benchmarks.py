@@ -40,6 +40,7 @@ def test_benchmark_script_runs_and_writes_its_results(tmp_path):
     )
     assert all({"median", "min", "max"} <= set(s) for s in results["notebook_run_s"].values())
     assert results["notebook_peak_mb"]
+    assert set(results["sweep_s"]) == {"tiny"} and results["sweep_s"]["tiny"] > 0
     assert "| widget | median | min-max |" in (tmp_path / "RESULTS.md").read_text()
 
 
