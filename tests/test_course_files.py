@@ -289,9 +289,8 @@ def figure_description_problems(nb, name):
 
 def figures_described_by_others(path):
     """Notebooks whose figures get their alt text and captions from the people writing them:
-    06 is being rewritten, and the real-text chapter is being written. The lead removes this
-    exemption when they land."""
-    return path.name.startswith("06_") or "real_text" in path.name
+    the real-text chapter is being written. The lead removes this exemption when it lands."""
+    return "real_text" in path.name
 
 
 def test_a_figure_without_alt_text_or_caption_is_caught():
