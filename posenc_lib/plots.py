@@ -389,7 +389,9 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
         ax.set_xticks(lengths, [str(x) for x in lengths])
         ax.set_xlabel("evaluation length (tokens)")
         what = "accuracy" if metric[task] == "accuracy" else "loss (nats/token)"
-        ax.set_ylabel(what if region == "all" else f"{what}, positions >= {train_len}")
+        ax.set_ylabel(
+            what if region == "all" else f"{what}\n(past {train_len}: positions >= {train_len})"
+        )
         ax.set_title(task)
     if legend:
         legend_outside(axes[-1])
