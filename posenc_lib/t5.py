@@ -13,12 +13,11 @@ maximum distance; T5 reduced them to one scalar per head per bucket.
 
 import numpy as np
 
-from ._checks import check_array, check_int, check_real
+from ._checks import check_array, check_bool, check_ids, check_int, check_real, check_rng
 
 
 def _check_buckets(func, n_buckets, max_distance, bidirectional):
-    if not isinstance(bidirectional, bool | np.bool_):
-        raise TypeError(f"{func}: bidirectional must be True or False, got {bidirectional!r}")
+    check_bool(func, "bidirectional", bidirectional)
     n_buckets = check_int(func, "n_buckets", n_buckets, minimum=2)
     per_direction = n_buckets // 2 if bidirectional else n_buckets
     if per_direction < 2:
@@ -149,12 +148,37 @@ def t5_bias(table, seq_len, *, bidirectional=True, max_distance=128):
 
 
 def t5_bias_traced(table, buckets):
-    """``table[:, buckets]`` for the trainer: a one-hot matrix product, no argument checks.
+    """``table[:, buckets]`` for the trainer: a one-hot matrix product.
 
     Uses only a matrix product, so it works on autograd's traced arrays (and differentiates
-    faster than a gather). Use `t5_bias` for checked input.
+    faster than a gather). Its checks read shapes and the integer buckets, never the table's
+    values; `t5_bias` checks everything.
+
+    Parameters
+    ----------
+    table : ndarray or autograd ArrayBox, shape (n_heads, n_buckets)
+        One learned scalar per head per bucket.
+    buckets : ndarray of int, shape (T, T)
+        From `t5_buckets`, each in 0 .. n_buckets - 1.
+
+    Returns
+    -------
+    ndarray, shape (n_heads, T, T)
+        Equal to ``table[:, buckets]``.
+
+    Examples
+    --------
+    >>> t5_bias_traced(np.array([[0.0, -1.0]]), np.array([[0, 0], [1, 0]]))
+    array([[[ 0.,  0.],
+            [-1.,  0.]]])
     """
-    n_heads, n_buckets = table.shape
+    func = "t5_bias_traced"
+    if len(np.shape(table)) != 2:
+        raise ValueError(
+            f"{func}: table must have shape (n_heads, n_buckets), got shape {np.shape(table)}"
+        )
+    n_heads, n_buckets = np.shape(table)
+    buckets = check_ids(func, "buckets", buckets, high=n_buckets)
     one_hot = np.eye(n_buckets, dtype=getattr(table, "dtype", float))[buckets.reshape(-1)]
     flat = table @ one_hot.T  # (n_heads, T * T)
     return flat.reshape((n_heads,) + buckets.shape)
@@ -205,7 +229,7 @@ class T5RelativeBias:
         init_std = check_real(func, "init_std", init_std)
         if init_std < 0:
             raise ValueError(f"{func}: init_std must be >= 0, got {init_std}")
-        rng = np.random.default_rng(0 if rng is None else rng)
+        rng = check_rng(func, "rng", rng)
         self.table = rng.normal(0.0, init_std, size=(self.n_heads, self.n_buckets))
 
     def __call__(self, seq_len):
