@@ -8,9 +8,31 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import check_int, check_real
+from ._checks import check_int, check_real, check_rng
 
 IGNORE = -1
+
+
+def has_target(targets):
+    """True where a position has a target, False where it holds `IGNORE` (-1).
+
+    The one test for "no target here": the loss, the evaluation and the explorers use it.
+
+    Parameters
+    ----------
+    targets : array_like of int
+        Targets as a task samples them.
+
+    Returns
+    -------
+    ndarray of bool, same shape as ``targets``
+
+    Examples
+    --------
+    >>> has_target([[-1, 3, 0]])
+    array([[False,  True,  True]])
+    """
+    return np.asarray(targets) != IGNORE
 
 
 @dataclass(frozen=True)
@@ -24,10 +46,33 @@ class Task:
     description: str = ""
 
     def sample(self, rng, batch, length):
-        """(tokens, targets), each an int array of shape (batch, length)."""
-        batch = check_int(f"{self.name}.sample", "batch", batch, minimum=1)
-        length = check_int(f"{self.name}.sample", "length", length, minimum=1)
-        return self.sampler(np.random.default_rng(rng), batch, length)
+        """Draw a batch of sequences and their targets.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator or int
+            The source of the draws (an int seeds a new Generator).
+        batch : int
+            Sequences.
+        length : int
+            Tokens per sequence.
+
+        Returns
+        -------
+        tokens, targets : ndarray of int, shape (batch, length)
+            Targets are token ids, or `IGNORE` (-1) where there is nothing to predict.
+
+        Examples
+        --------
+        >>> tokens, targets = lookback(1).sample(0, 2, 3)
+        >>> tokens.shape, targets[:, 0].tolist()
+        ((2, 3), [-1, -1])
+        """
+        func = f"{self.name}.sample"
+        rng = check_rng(func, "rng", rng)
+        batch = check_int(func, "batch", batch, minimum=1)
+        length = check_int(func, "length", length, minimum=1)
+        return self.sampler(rng, batch, length)
 
 
 def lookback(k=3, vocab_size=16):
@@ -69,6 +114,8 @@ def recent_marker(n_markers=4, vocab_size=16, density=0.15):
     n_markers = check_int("recent_marker", "n_markers", n_markers, minimum=1)
     vocab_size = check_int("recent_marker", "vocab_size", vocab_size, minimum=n_markers + 1)
     density = check_real("recent_marker", "density", density, greater_than=0)
+    if density > 1:
+        raise ValueError(f"recent_marker: density must be a share in (0, 1], got {density}")
 
     def sampler(rng, batch, length):
         is_marker = rng.random((batch, length)) < density
@@ -93,8 +140,34 @@ def markov_transitions(vocab_size=16, concentration=0.1, seed=0):
     """A random order-2 transition table P[a, b, c] = P(next = c | previous two = a, b).
 
     A small ``concentration`` makes each context predict a few tokens sharply.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Tokens 0 .. vocab_size - 1.
+    concentration : float
+        Of the Dirichlet each row is drawn from (> 0; small: sharp, large: nearly uniform).
+    seed : int
+        Which table.
+
+    Returns
+    -------
+    ndarray, shape (vocab_size, vocab_size, vocab_size)
+        Each row P[a, b] sums to 1.
+
+    Examples
+    --------
+    >>> table = markov_transitions(4)
+    >>> table.shape, bool(np.allclose(table.sum(-1), 1.0))
+    ((4, 4, 4), True)
     """
-    rng = np.random.default_rng(seed)
+    return _transitions("markov_transitions", vocab_size, concentration, seed)
+
+
+def _transitions(func, vocab_size, concentration, seed):
+    vocab_size = check_int(func, "vocab_size", vocab_size, minimum=2)
+    concentration = check_real(func, "concentration", concentration, greater_than=0)
+    rng = np.random.default_rng(check_int(func, "seed", seed, minimum=0))
     return rng.dirichlet(np.full(vocab_size, concentration), size=(vocab_size, vocab_size))
 
 
@@ -110,8 +183,8 @@ def markov(vocab_size=16, concentration=0.1, seed=0):
     >>> bool(np.all(targets[:, 1:-1] == tokens[:, 2:])), targets[:, 0].tolist()
     (True, [-1, -1])
     """
-    vocab_size = check_int("markov", "vocab_size", vocab_size, minimum=2)
-    table = markov_transitions(vocab_size, concentration, seed)
+    table = _transitions("markov", vocab_size, concentration, seed)
+    vocab_size = table.shape[0]
     cumulative = np.cumsum(table, axis=-1)
 
     def sampler(rng, batch, length):
@@ -139,8 +212,28 @@ def markov_entropy(vocab_size=16, concentration=0.1, seed=0):
 
     The first target of a sequence has only one previous token to go on, so a model that has
     learnt the chain does slightly worse there; this is the limit for all later positions.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Tokens 0 .. vocab_size - 1.
+    concentration : float
+        As in `markov_transitions`.
+    seed : int
+        Which table.
+
+    Returns
+    -------
+    float
+        Nats per token, between 0 and ln(vocab_size).
+
+    Examples
+    --------
+    >>> round(markov_entropy(), 3) < round(float(np.log(16)), 3)
+    True
     """
-    table = markov_transitions(vocab_size, concentration, seed)
+    table = _transitions("markov_entropy", vocab_size, concentration, seed)
+    vocab_size = table.shape[0]
     # The stationary distribution of (a, b) contexts, by power iteration on the pair chain.
     pairs = np.full((vocab_size, vocab_size), 1.0 / vocab_size**2)
     for _ in range(200):
@@ -149,4 +242,5 @@ def markov_entropy(vocab_size=16, concentration=0.1, seed=0):
     return float(np.sum(pairs * entropy))
 
 
-TASKS = {"lookback": lookback, "recent_marker": recent_marker, "markov": markov}
+#: The tasks of chapter 6's study, by name: each value makes the task of that name.
+TASKS = {"lookback-3": lambda: lookback(3), "recent-marker": recent_marker, "markov": markov}
