@@ -10,6 +10,7 @@ from ..sinusoidal import (
     frequencies,
     similarity_by_distance,
     sinusoidal_positions,
+    wavelengths,
 )
 from ._live import Explorer, LiveFigure, _slider
 
@@ -63,7 +64,7 @@ class SinusoidalExplorer(Explorer):
     def positions_needed(d_model, base, cap=10_000):
         """Enough positions for the slowest pair to turn visibly: a quarter of its wavelength,
         at least 100 and at most ``cap``."""
-        slowest = 2 * np.pi / frequencies(d_model, base)[d_model // 2 - 1]
+        slowest = wavelengths(d_model, base=base)[d_model // 2 - 1]
         return int(min(cap, max(100, np.ceil(slowest / 4))))
 
     def shown_pairs(self):
@@ -78,12 +79,13 @@ class SinusoidalExplorer(Explorer):
             ax.clear()
         self.live.animated.clear()
         d, base = self.d_model.value, self.base.value
-        self.omega = frequencies(d, base)
+        self.omega = frequencies(d, base=base)
+        self.wavelength = wavelengths(d, base=base)
         if self.fixed_len is None:
             self.seq_len = self.positions_needed(d, base)
             self.position.max = self.seq_len - 1
         self.table = sinusoidal_positions(self.seq_len, d, base=base)
-        labels = [""] + [f"i={i}\nλ={2 * np.pi / self.omega[i]:,.0f}" for i in self.shown_pairs()]
+        labels = [""] + [f"i={i}\nλ={self.wavelength[i]:,.0f}" for i in self.shown_pairs()]
         self.hands, self.dots = plots.clock_faces(
             self.ax_clock, self._angles(), labels=labels, highlight=0
         )
@@ -149,11 +151,11 @@ class SinusoidalExplorer(Explorer):
         cos_line.set_ydata(around[:, 2 * i + 1])
         self.row_cursor.set_ydata([p, p])
         self.col_cursor.set_x(2 * i - 0.5)
-        self.selected_label.set_text(f"selected\ni={i}\nλ={2 * np.pi / self.omega[i]:,.0f}")
+        self.selected_label.set_text(f"selected\ni={i}\nλ={self.wavelength[i]:,.0f}")
         angle = p * self.omega[i]
         self.status.value = (
             f"p={p}, pair i={i} (columns {2 * i}, {2 * i + 1}; wavelength "
-            f"{2 * np.pi / self.omega[i]:,.1f} positions): angle p·ω_i = {angle:.3f} rad, "
+            f"{self.wavelength[i]:,.1f} positions): angle p·ω_i = {angle:.3f} rad, "
             f"sin = {np.sin(angle):+.4f}, cos = {np.cos(angle):+.4f}"
         )
 

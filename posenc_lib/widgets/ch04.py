@@ -4,7 +4,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import plots
-from ..rope import apply_rope
+from ..rope import apply_rope, rope_frequencies, rope_wavelengths
 from ._live import Explorer, LiveFigure, _slider
 
 
@@ -18,6 +18,8 @@ class RopeExplorer(Explorer):
         rng = np.random.default_rng(seed)
         self.q, self.k = rng.normal(size=(1, d)), rng.normal(size=(1, d))
         self.base = base
+        self.theta = rope_frequencies(d, base=base)
+        self.wavelength = rope_wavelengths(d, base=base)
         self.m = _slider("query position m", 3, 0, 120)
         self.n = _slider("key position n", 7, 0, 120)
         self.pair = _slider("pair i", 0, 0, d // 2 - 1)
@@ -60,11 +62,10 @@ class RopeExplorer(Explorer):
         )
         score = self.score(m, n)
         self.marker.set_data([n - m], [score])
-        wavelength = 2 * np.pi / self.base ** (-2 * i / self.q.shape[1])
-        self.plane_title.set_text(f"pair i={i} (wavelength {wavelength:,.1f}) of q and k")
+        self.plane_title.set_text(f"pair i={i} (wavelength {self.wavelength[i]:,.1f}) of q and k")
         self.status.value = (
             f"m={m}, n={n}, offset n-m={n - m}: score = {score:+.6f}  "
-            f"(pair {i} turns {self.base ** (-2 * i / self.q.shape[1]):.4f} "
+            f"(pair {i} turns {self.theta[i]:.4f} "
             f"rad per position)"
         )
         self.live.render()

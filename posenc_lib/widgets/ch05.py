@@ -4,8 +4,8 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import plots
-from ..alibi import alibi_bias
-from ..attention import causal_mask, softmax
+from ..alibi import alibi_bias, alibi_slopes
+from ..attention import causal_mask, self_attention
 from ._live import Explorer, LiveFigure, _slider
 
 
@@ -17,12 +17,16 @@ class AlibiExplorer(Explorer):
 
         rng = np.random.default_rng(seed)
         q, k = rng.normal(size=(seq_len, d_k)), rng.normal(size=(seq_len, d_k))
-        scores = q @ k.T / np.sqrt(d_k)
+        # Chapter 1's attention on fixed random queries and keys: the input holds them side by
+        # side, [q | k], and the projections pick them out (exactly: the other block is zeros).
+        x = np.concatenate([q, k], axis=1)
+        pick_q = np.concatenate([np.eye(d_k), np.zeros((d_k, d_k))])
+        pick_k = np.concatenate([np.zeros((d_k, d_k)), np.eye(d_k)])
         visible = causal_mask(seq_len)
         self.bias = alibi_bias(seq_len, n_heads)
-        self.slopes = -self.bias[:, 1, 0]
-        self.plain = softmax(np.where(visible, scores, -np.inf))
-        self.biased = softmax(np.where(visible, scores + self.bias, -np.inf))
+        self.slopes = alibi_slopes(n_heads)
+        self.plain = self_attention(x, pick_q, pick_k, pick_q, mask=visible)[1]
+        self.biased = self_attention(x, pick_q, pick_k, pick_q, mask=visible, bias=self.bias)[1]
         self.head = _slider("head", 0, 0, n_heads - 1)
         self.query = _slider("query position i", seq_len - 1, 0, seq_len - 1)
         self.status = widgets.Label()

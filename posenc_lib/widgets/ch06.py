@@ -4,6 +4,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import plots
+from ..tasks import has_target
 from ._live import Explorer, LiveFigure, _slider
 
 
@@ -13,9 +14,10 @@ class AttentionInspector(Explorer):
     """
 
     def __init__(self, models, tasks, lengths=(32, 64, 128, 256), seed=0):
-        from ..model import attention_maps, forward
+        from ..model import accuracy, attention_maps, forward, length_problem
 
         self._maps, self._forward = attention_maps, forward
+        self._accuracy, self._length_problem = accuracy, length_problem
         self.models = {
             (task, scheme): result for (task, scheme, s), result in models.items() if s == seed
         }
@@ -67,20 +69,18 @@ class AttentionInspector(Explorer):
             f"(trained at {result.config.max_len})",
             fontsize="medium",
         )
-        if result.config.scheme == "learned" and n > result.config.max_len:
+        problem = self._length_problem(result.config, n)
+        if problem:
             self.maps = None
             self.image.set_data(np.full((n, n), np.nan))
-            self.status.value = (
-                f"a learned table of {result.config.max_len} rows has no "
-                f"vectors for positions {result.config.max_len}..{n - 1}"
-            )
+            self.status.value = f"cannot run: {problem.split('. ')[0]}"
         else:
             self.maps = self._maps(result.params, result.config, tokens)
             logits = self._forward(result.params, tokens, result.config)
-            valid = targets >= 0
             if task.metric == "accuracy":
-                score = np.mean((logits.argmax(-1) == targets)[valid])
-                self.status.value = f"this sequence: {score:.0%} of {valid.sum()} targets right"
+                score = self._accuracy(logits, targets)
+                n_targets = int(np.sum(has_target(targets)))
+                self.status.value = f"this sequence: {score:.0%} of {n_targets} targets right"
             else:
                 self.status.value = "this sequence: next-token prediction (see the loss table)"
             self.image.set_data(self.maps[0][0, self.head.value])
