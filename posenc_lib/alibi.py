@@ -53,5 +53,6 @@ def alibi_bias(seq_len, n_heads):
            [-1. , -0.5,  0. ]])
     """
     seq_len = check_int("alibi_bias", "seq_len", seq_len, minimum=0)
+    n_heads = check_int("alibi_bias", "n_heads", n_heads, minimum=1)
     distance = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])
     return 0.0 - alibi_slopes(n_heads)[:, None, None] * distance  # 0.0 - avoids printing -0.

@@ -189,7 +189,7 @@ def causal_mask(seq_len):
     return np.tril(np.ones((seq_len, seq_len), dtype=bool))
 
 
-def check_weights(func, x, w_q, w_k, w_v):
+def _check_weights(func, x, w_q, w_k, w_v):
     """Checked projections for input ``x``, with errors naming ``func``.
 
     Functions that build on `self_attention` (chapter 1's `~posenc_lib.word_order.compare_orders`)
@@ -211,7 +211,7 @@ def check_weights(func, x, w_q, w_k, w_v):
 
     Examples
     --------
-    >>> check_weights("my_layer", np.ones((2, 3)), np.ones((2, 2)), np.ones((3, 2)), np.ones((3, 2)))
+    >>> _check_weights("my_layer", np.ones((2, 3)), np.ones((2, 2)), np.ones((3, 2)), np.ones((3, 2)))
     Traceback (most recent call last):
     ...
     ValueError: my_layer: w_q must have shape (d_model, width) = (3, ...) to multiply x of shape (2, 3), got (2, 2)
@@ -305,7 +305,7 @@ def self_attention(x, w_q, w_k, w_v, *, mask=None, bias=None, rotate=None):
            [0.264, 0.264, 0.471]])
     """
     x = check_array("self_attention", "x", x, min_ndim=2)
-    w_q, w_k, w_v = check_weights("self_attention", x, w_q, w_k, w_v)
+    w_q, w_k, w_v = _check_weights("self_attention", x, w_q, w_k, w_v)
     q, k, v = x @ w_q, x @ w_k, x @ w_v
     if rotate is not None:
         q, k = _rotated(rotate, q), _rotated(rotate, k)

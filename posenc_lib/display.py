@@ -4,6 +4,8 @@ import inspect
 import platform
 from importlib import metadata
 
+from ._checks import check_real, short
+
 
 def minimum_versions():
     """The runtime dependencies and their lower bounds, as the installed package declares them.
@@ -33,7 +35,26 @@ def show_source(obj):
     """Display the source code of a library function or class, highlighted in a notebook.
 
     The course shows the library's code this way instead of keeping a copy in the notebook.
+
+    Parameters
+    ----------
+    obj : function, class or module
+        Something defined in Python source.
+
+    Returns
+    -------
+    None
+        The code is displayed, not returned.
+
+    Examples
+    --------
+    >>> from posenc_lib import causal_mask
+    >>> show_source(causal_mask)  # outside a notebook: plain text  # doctest: +ELLIPSIS
+    def causal_mask(seq_len):
+    ...
     """
+    if not (inspect.isfunction(obj) or inspect.isclass(obj) or inspect.ismodule(obj)):
+        raise TypeError(f"show_source: obj must be a function, class or module, got {short(obj)}")
     from IPython.display import Code, display
 
     display(Code(inspect.getsource(obj), language="python"))
@@ -71,9 +92,8 @@ def format_difference(value, *, bound=ROUNDING_BOUND):
     >>> format_difference(0.05412)
     '0.0541'
     """
-    value = float(value)
-    if not value >= 0:
-        raise ValueError(f"format_difference: value must be a number >= 0, got {value!r}")
+    value = check_real("format_difference", "value", value, at_least=0)
+    bound = check_real("format_difference", "bound", bound, greater_than=0)
     if value < bound:
         return f"< {bound:.0e} (rounding only)".replace("e-0", "e-")
     return f"{value:.3g}"
@@ -88,7 +108,22 @@ def _version_tuple(text):
 
 
 def environment_report():
-    """Rows (package, installed version, minimum, ok) for Python and each runtime dependency."""
+    """Rows (package, installed version, minimum, ok) for Python and each runtime dependency.
+
+    Chapter 0 prints it, so a learner sees at once whether the environment is new enough.
+
+    Returns
+    -------
+    list of tuple
+        (name, installed version or "missing", minimum version, whether it is enough); the
+        first row is Python's.
+
+    Examples
+    --------
+    >>> report = environment_report()
+    >>> report[0][0], all(isinstance(ok, bool) for *_, ok in report[1:])
+    ('python', True)
+    """
     python_minimum = metadata.metadata("posenc-lib")["Requires-Python"].removeprefix(">=")
     rows = [("python", platform.python_version(), python_minimum, None)]
     for name, minimum in minimum_versions().items():

@@ -31,6 +31,8 @@ def table_too_short(max_len, seq_len):
     >>> table_too_short(512, 600)[:58]
     'asked for 600 positions but the table has only max_len=512'
     """
+    max_len = check_int("table_too_short", "max_len", max_len, minimum=0)
+    seq_len = check_int("table_too_short", "seq_len", seq_len, minimum=0)
     if seq_len <= max_len:
         return None
     return (

@@ -79,9 +79,16 @@ class ModelConfig:
         check_real("ModelConfig", "rope_positions_scale", self.rope_positions_scale, greater_than=0)
         check_real("ModelConfig", "yarn_scale", self.yarn_scale, greater_than=0)
         check_real("ModelConfig", "learned_init_std", self.learned_init_std, greater_than=0)
+        check_bool("ModelConfig", "mlp", self.mlp)
+        alpha = check_real("ModelConfig", "yarn_alpha", self.yarn_alpha, at_least=0)
+        beta = check_real("ModelConfig", "yarn_beta", self.yarn_beta)
+        if beta <= alpha:
+            raise ValueError(
+                f"ModelConfig: yarn_beta must be > yarn_alpha, got yarn_alpha={alpha}, "
+                f"yarn_beta={beta}"
+            )
         _check_buckets("ModelConfig", self.t5_buckets, self.t5_max_distance, False)
-        if not isinstance(self.bos, bool):
-            raise TypeError(f"ModelConfig: bos must be True or False, got {self.bos!r}")
+        check_bool("ModelConfig", "bos", self.bos)
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"ModelConfig: d_model must be a multiple of n_heads, got {self.d_model} and "

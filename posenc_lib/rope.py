@@ -99,8 +99,9 @@ def rope_tables(positions, d, *, base=BASE, convention="interleaved", frequencie
     positions = check_array(func, "positions", positions, ndim=1)
     d = _check_even(func, d)
     convention = check_choice(func, "convention", convention, CONVENTIONS)
+    base = _check_base(func, base)  # checked even when frequencies replace it: no silent pass
     if frequencies is None:
-        theta = rope_frequencies(d, base=_check_base(func, base))
+        theta = rope_frequencies(d, base=base)
     else:
         theta = _check_frequencies(func, frequencies, d)
     angles = np.outer(positions, theta)  # (T, d/2): pair i of position m turns by m * theta_i
@@ -233,8 +234,9 @@ def apply_rope(x, positions=None, *, base=BASE, convention="interleaved", freque
             f"{func}: positions must have shape (T,) = ({t},) to match x of shape "
             f"{x.shape}, got {positions.shape}"
         )
+    base = _check_base(func, base)  # checked even when frequencies replace it: no silent pass
     if frequencies is None:
-        frequencies = rope_frequencies(d, base=_check_base(func, base))
+        frequencies = rope_frequencies(d, base=base)
     frequencies = _check_frequencies(func, frequencies, d)
     cos, sin = rope_tables(positions, d, convention=convention, frequencies=frequencies)
     return rope_rotate(x, cos, sin, convention)

@@ -104,6 +104,7 @@ def t5_buckets(seq_len, *, bidirectional=True, n_buckets=32, max_distance=128):
            [3, 2, 1, 0]])
     """
     seq_len = check_int("t5_buckets", "seq_len", seq_len, minimum=0)
+    _check_buckets("t5_buckets", n_buckets, max_distance, bidirectional)
     positions = np.arange(seq_len)
     return t5_bucket(
         positions[None, :] - positions[:, None],
@@ -141,6 +142,8 @@ def t5_bias(table, seq_len, *, bidirectional=True, max_distance=128):
         raise ValueError(
             f"t5_bias: table must have shape (n_heads, n_buckets), got shape {table.shape}"
         )
+    seq_len = check_int("t5_bias", "seq_len", seq_len, minimum=0)
+    _check_buckets("t5_bias", table.shape[1], max_distance, bidirectional)
     buckets = t5_buckets(
         seq_len, bidirectional=bidirectional, n_buckets=table.shape[1], max_distance=max_distance
     )

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import check_int, check_real, check_rng
+from ._checks import check_callable, check_choice, check_int, check_real, check_rng, short
 
 IGNORE = -1
+METRICS = ("accuracy", "loss")  # higher is better / nats per token, lower is better
 
 
 def has_target(targets):
@@ -32,7 +33,12 @@ def has_target(targets):
     >>> has_target([[-1, 3, 0]])
     array([[False,  True,  True]])
     """
-    return np.asarray(targets) != IGNORE
+    targets = np.asarray(targets)
+    if targets.size and (not np.issubdtype(targets.dtype, np.integer) or targets.dtype == bool):
+        raise TypeError(
+            f"has_target: targets must be integers (-1: no target), got {short(targets)}"
+        )
+    return targets != IGNORE
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,13 @@ class Task:
     metric: str  # "accuracy" (higher is better) or "loss" (nats per token, lower is better)
     sampler: object = field(repr=False)
     description: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"Task: name must be a non-empty str, got {short(self.name)}")
+        check_int("Task", "vocab_size", self.vocab_size, minimum=2)
+        check_choice("Task", "metric", self.metric, METRICS)
+        check_callable("Task", "sampler", self.sampler)
 
     def sample(self, rng, batch, length):
         """Draw a batch of sequences and their targets.
