@@ -129,8 +129,10 @@ def bench_sliders(steps):
 
 
 def bench_notebooks(names, repeats):
-    """Restart-and-Run-All wall time (a summary over ``repeats`` fresh kernels) and the kernel's
-    peak memory (the largest seen), per notebook."""
+    """Time Restart-and-Run-All of each notebook and measure its kernel's peak memory.
+
+    Wall time is a summary over ``repeats`` fresh kernels; peak memory the largest seen.
+    """
     import nbformat
     from nbclient import NotebookClient
 
@@ -225,7 +227,7 @@ def browser_latency(path):
 
 
 def browser_table(latency):
-    """A markdown section: per widget control, both in-page figures as median (min-max)."""
+    """Return a markdown section: per widget control, both in-page figures as median (min-max)."""
 
     def cell(s):
         return f"{s['median']:,.1f} ({s['min']:,.1f}-{s['max']:,.1f})"
@@ -288,7 +290,7 @@ def machine():
 
 
 def spread_table(title, label, rows, note=None):
-    """A markdown section: one row per name with the median and the min-max of its summary."""
+    """Return a markdown section: one row per name, its median and its min-max."""
     lines = ["", f"## {title}", ""] + ([note, ""] if note else [])
     lines += [f"| {label} | median | min-max |", "|---|---|---|"]
     lines += [

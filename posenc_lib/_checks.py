@@ -72,8 +72,10 @@ def check_bool(func, name, value):
 
 
 def check_array(func, name, value, *, min_ndim=0, ndim=None, dtype=float):
-    """Return ``value`` as a finite numeric array of at least ``min_ndim`` (or exactly ``ndim``)
-    axes."""
+    """Return ``value`` as a finite numeric array with the axes asked for.
+
+    At least ``min_ndim`` axes, or exactly ``ndim`` when it is given.
+    """
     try:
         array = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError):

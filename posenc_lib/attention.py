@@ -10,7 +10,7 @@ from ._checks import check_array, check_callable, check_ids, check_int, short
 
 
 def _plain(x):
-    """The numbers inside ``x``: an autograd-traced array's values, or ``x`` itself.
+    """Return the numbers inside ``x``: an autograd-traced array's values, or ``x`` itself.
 
     The trainer of chapter 6 runs the same softmax on autograd's traced arrays; a softmax's
     shift (the row maximum) is a constant, so the gradient need not flow through it.
@@ -33,13 +33,13 @@ def _plain(x):
 
 
 def _row_shift(x, axis):
-    """The maximum along ``axis`` (0 where it is infinite), a constant for the gradient."""
+    """Return the maximum along ``axis`` (0 where it is infinite), a constant for the gradient."""
     shift = np.max(_plain(x), axis=axis, keepdims=True)
     return np.where(np.isfinite(shift), shift, 0.0)
 
 
 def _stable_softmax(x, axis=-1, *, xp=np):
-    """The softmax of `softmax` without argument checks, with ``xp`` as the array module.
+    """Return the softmax of `softmax`, unchecked, with ``xp`` as the array module.
 
     ``xp`` is numpy, or ``autograd.numpy`` when the trainer differentiates through it: the one
     implementation of the softmax in the library.
@@ -66,7 +66,7 @@ def _stable_softmax(x, axis=-1, *, xp=np):
 
 
 def _stable_log_softmax(x, axis=-1, *, xp=np):
-    """The log-softmax of `log_softmax` without argument checks, with ``xp`` as the array module.
+    """Return the log-softmax of `log_softmax`, unchecked, with ``xp`` as the array module.
 
     ``log softmax(x) = x - logsumexp(x)``, computed after subtracting the maximum along ``axis``
     so that nothing overflows: the one log-sum-exp of the library (the model's loss and its
@@ -94,8 +94,11 @@ def _stable_log_softmax(x, axis=-1, *, xp=np):
 
 
 def _check_scores(func, x, axis):
-    """Scores for a softmax: a real array of at least one axis where -inf (a masked score) is
-    allowed, NaN and +inf are not, and ``axis`` exists."""
+    """Check scores for a softmax.
+
+    A real array of at least one axis where -inf (a masked score) is allowed, NaN and +inf are not,
+    and ``axis`` exists.
+    """
     try:
         x = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
@@ -178,6 +181,16 @@ def log_softmax(x, axis=-1):
 def causal_mask(seq_len):
     """Boolean (T, T) mask, True where query i may attend to key j, that is j <= i.
 
+    Parameters
+    ----------
+    seq_len : int
+        Number of positions T.
+
+    Returns
+    -------
+    ndarray of bool, shape (seq_len, seq_len)
+        Lower triangular, diagonal included.
+
     Examples
     --------
     >>> causal_mask(3).astype(int)
@@ -190,7 +203,7 @@ def causal_mask(seq_len):
 
 
 def _check_weights(func, x, w_q, w_k, w_v):
-    """Checked projections for input ``x``, with errors naming ``func``.
+    """Return checked projections for input ``x``, with errors naming ``func``.
 
     Functions that build on `self_attention` (chapter 1's `~posenc_lib.word_order.compare_orders`)
     check the layer under their own name first.
@@ -319,7 +332,7 @@ def self_attention(x, w_q, w_k, w_v, *, mask=None, bias=None, rotate=None):
 
 
 def permutation_matrix(order):
-    """The matrix P with ``(P @ x)[i] == x[order[i]]``: a shuffle as a matrix.
+    """Return the matrix P with ``(P @ x)[i] == x[order[i]]``: a shuffle as a matrix.
 
     Parameters
     ----------

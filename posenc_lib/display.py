@@ -8,7 +8,7 @@ from ._checks import check_real, short
 
 
 def minimum_versions():
-    """The runtime dependencies and their lower bounds, as the installed package declares them.
+    """Return the runtime dependencies and their lower bounds, as the package declares them.
 
     Read from the package metadata (pyproject.toml's ``dependencies``), so there is one list.
 
@@ -64,7 +64,7 @@ ROUNDING_BOUND = 1e-12
 
 
 def format_difference(value, *, bound=ROUNDING_BOUND):
-    """A maximum absolute difference as a notebook prints it: the same text on every machine.
+    """Return a maximum absolute difference as a notebook prints it: the same text on every machine.
 
     Below ``bound`` a difference is floating-point rounding, whose digits depend on the CPU's
     summation order (2.2e-16 on one machine is 4.4e-16 on another), so it prints as a bound

@@ -75,10 +75,11 @@ class LearnedPositions:
 
     @property
     def n_parameters(self):
+        """Numbers in the table: max_len * d_model."""
         return self.table.size
 
     def __call__(self, seq_len):
-        """The first ``seq_len`` rows, shape (seq_len, d_model)."""
+        """Return the first ``seq_len`` rows, shape (seq_len, d_model)."""
         seq_len = check_int("LearnedPositions", "seq_len", seq_len, minimum=0)
         problem = table_too_short(self.max_len, seq_len)
         if problem:
@@ -86,11 +87,22 @@ class LearnedPositions:
         return self.table[:seq_len]
 
     def __repr__(self):
+        """Show the table's size, not its values."""
         return f"LearnedPositions(max_len={self.max_len}, d_model={self.d_model})"
 
 
 def cosine_similarity(table):
-    """The (N, N) matrix of cosines between the rows of a (N, d) table.
+    """Return the (N, N) matrix of cosines between the rows of a (N, d) table.
+
+    Parameters
+    ----------
+    table : array_like, shape (N, d)
+        Rows with no zero row (a zero row has no direction).
+
+    Returns
+    -------
+    ndarray, shape (N, N)
+        Symmetric, ones on the diagonal, entries in [-1, 1].
 
     Examples
     --------
@@ -108,7 +120,7 @@ def cosine_similarity(table):
 
 
 def principal_axis(table):
-    """The direction along which the rows of a (N, d) table spread most, and how much they do.
+    """Return the direction along which the rows of a table spread most, and how much they do.
 
     The rows are centred, and the first principal component found by an SVD. For a learned
     position table this asks whether training arranged the positions along one line (a ramp

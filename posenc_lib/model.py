@@ -49,7 +49,52 @@ DTYPE = np.float64
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Everything that defines a model's shape. ``max_len`` sizes the learned table."""
+    """Everything that defines a model's shape. ``max_len`` sizes the learned table.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Tokens 0 .. vocab_size - 1 (at least 2).
+    scheme : str
+        The position scheme, one of `SCHEMES`: "none", "sinusoidal", "learned", "rope", "alibi",
+        "t5".
+    d_model : int
+        Width of the token vectors (a multiple of n_heads; each head's width even for RoPE).
+    n_heads : int
+        Attention heads per layer.
+    n_layers : int
+        Attention blocks.
+    mlp : bool
+        Add a ReLU MLP (width 4 d_model) after each attention.
+    max_len : int
+        The training length: rows of a learned table, YaRN's original context.
+    base : float
+        Of the sinusoids and of RoPE's frequencies (> 1); NTK-aware scaling raises it.
+    rope_positions_scale : float
+        Position interpolation: RoPE positions are divided by it (1: none).
+    yarn_scale : float
+        YaRN for a context this many times max_len (1: none).
+    yarn_alpha, yarn_beta : float
+        YaRN's ramp, in turns over max_len (0 <= alpha < beta).
+    learned_init_std : float
+        Standard deviation of a learned table's initial entries.
+    t5_buckets : int
+        T5's buckets (causal).
+    t5_max_distance : int
+        Distances from here on share T5's last bucket.
+    bos : bool
+        Put a start token before every sequence.
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=16, scheme="rope", d_model=32, n_heads=4)
+    >>> config.head_dim, config.with_(rope_positions_scale=4.0).rope_positions_scale
+    (8, 4.0)
+    >>> ModelConfig(vocab_size=16, scheme="absolute")
+    Traceback (most recent call last):
+    ...
+    ValueError: ModelConfig: scheme must be one of 'none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', got 'absolute'
+    """
 
     vocab_size: int
     scheme: str = "none"
@@ -69,6 +114,7 @@ class ModelConfig:
     bos: bool = False  # put a start token before every sequence
 
     def __post_init__(self):
+        """Check every field, so a bad configuration fails where it is written."""
         check_int("ModelConfig", "vocab_size", self.vocab_size, minimum=2)
         check_choice("ModelConfig", "scheme", self.scheme, SCHEMES)
         check_int("ModelConfig", "d_model", self.d_model, minimum=2)
@@ -102,10 +148,11 @@ class ModelConfig:
 
     @property
     def head_dim(self):
+        """Width of one head: d_model / n_heads."""
         return self.d_model // self.n_heads
 
     def with_(self, **changes):
-        """A copy with some fields changed (e.g. a larger RoPE base for NTK scaling)."""
+        """Return a copy with some fields changed (e.g. a larger RoPE base for NTK scaling)."""
         return replace(self, **changes)
 
 
@@ -199,18 +246,21 @@ def _split_heads(x, b, t, h):
 
 
 def _sinusoidal_added(params, config, t):
-    """Added to the input: the (T, d) sinusoidal table."""
+    """Return the (T, d) sinusoidal table, added to the input."""
     return sinusoidal_positions(t, config.d_model, base=config.base, dtype=DTYPE)
 
 
 def _learned_added(params, config, t):
-    """Added to the input: the first T rows of the trained table."""
+    """Return the first T rows of the trained table, added to the input."""
     return params["pos"][:t]
 
 
 def _rope_rotation(config, t):
-    """Rotating q and k: cos and sin tables for positions 0 .. t-1, with interpolation (positions
-    divided by ``rope_positions_scale``) or YaRN (its frequencies and temperature) if configured."""
+    """Return the cos and sin tables that rotate q and k.
+
+    The tables for positions 0 .. t-1, with interpolation (positions divided by
+    ``rope_positions_scale``) or YaRN (its frequencies and temperature) if configured.
+    """
     positions = interpolate_positions(np.arange(t), config.rope_positions_scale)
     frequencies, factor = None, 1.0
     if config.yarn_scale > 1:
@@ -248,6 +298,20 @@ class Scheme:
     added : (params, config, T) -> (T, d), added to the token embeddings once, before layer 0;
     rotation : (config, T) -> (cos, sin), rotating queries and keys in every layer;
     bias : (params, config, T) -> (H, T, T), added to every head's scores in every layer.
+
+    Parameters
+    ----------
+    added : callable, optional
+        (params, config, T) -> (T, d), added to the token embeddings once, before layer 0.
+    rotation : callable, optional
+        (config, T) -> (cos, sin), rotating queries and keys in every layer.
+    bias : callable, optional
+        (params, config, T) -> (H, T, T), added to every head's scores in every layer.
+
+    Examples
+    --------
+    >>> SCHEME_PARTS["alibi"].bias is not None, SCHEME_PARTS["alibi"].added
+    (True, None)
     """
 
     added: Callable | None = None
@@ -273,7 +337,9 @@ def _check_config(func, config):
 
 
 def parameter_shapes(config):
-    """The name and shape of every parameter a model of ``config`` has (what `init_params` draws).
+    """Return the name and shape of every parameter a model of ``config`` has.
+
+    They are what `init_params` draws, and what `forward` checks ``params`` against.
 
     Parameters
     ----------
@@ -463,8 +529,10 @@ def _forward(func, params, tokens, config, *, return_attention=False):
 
 
 def _token_losses(logits, targets, xp=np):
-    """-log p(target) at every position, 0 where there is no target: the one cross-entropy of
-    the library (training's loss and evaluation's both use it)."""
+    """-log p(target) at every position, 0 where there is no target.
+
+    The one cross-entropy of the library (training's loss and evaluation's both use it).
+    """
     vocab_size = logits.shape[-1]
     one_hot = np.eye(vocab_size, dtype=DTYPE)[np.where(has_target(targets), targets, 0)]
     one_hot = one_hot * has_target(targets)[..., None]  # no target: a row of zeros
@@ -472,7 +540,7 @@ def _token_losses(logits, targets, xp=np):
 
 
 def _correct(logits, targets):
-    """True where the most likely token is the target (never where there is no target)."""
+    """Return True where the most likely token is the target (never where there is none)."""
     return (np.argmax(logits, axis=-1) == targets) & has_target(targets)
 
 
@@ -501,7 +569,7 @@ def token_losses(logits, targets):
 
 
 def accuracy(logits, targets):
-    """The share of targets whose token has the largest logit; positions without one ignored.
+    """Return the share of targets whose token has the largest logit; positions without one ignored.
 
     Parameters
     ----------
@@ -583,7 +651,28 @@ def loss_fn(params, tokens, targets, config):
 
 @dataclass
 class TrainResult:
-    """What `train` returns: the parameters, the loss of every step, optional snapshots."""
+    """What `train` returns: the parameters, the loss of every step, optional snapshots.
+
+    Parameters
+    ----------
+    config : ModelConfig
+        The model trained.
+    params : dict
+        Its parameters after training.
+    losses : list of float
+        The training loss of every step.
+    snapshots : dict
+        Step -> a copy of the parameters, when ``train(..., snapshot_every=N)``.
+    interrupted : bool
+        True when training was stopped early (Ctrl-C); the parameters are those reached.
+
+    Examples
+    --------
+    >>> from posenc_lib.tasks import lookback
+    >>> result = train(ModelConfig(vocab_size=16, d_model=8), lookback(1), steps=2, progress=False)
+    >>> sorted(result.params)[:3], len(result.losses), result.snapshots
+    (['out', 'tok', 'wk0'], 2, {})
+    """
 
     config: ModelConfig
     params: dict
@@ -790,7 +879,7 @@ def _evaluate_positions(func, params, config, task, length, n_tokens, seed, batc
 
 
 def region_value(totals, counts, start=0):
-    """The metric over query positions >= ``start``: a ratio of sums (None if no targets).
+    """Return the metric over query positions >= ``start``: a ratio of sums (None if no targets).
 
     Parameters
     ----------
@@ -938,7 +1027,7 @@ def attention_peak_offsets(params, config, tokens, *, layer=0):
 
 
 def attention_at_offset(params, config, tokens, offset, *, layer=0):
-    """The weight each query gives the key ``offset`` positions back, for every head.
+    """Return the weight each query gives the key ``offset`` positions back, for every head.
 
     Parameters
     ----------

@@ -68,7 +68,7 @@ def _check_frequencies(func, frequencies, d):
 
 
 def rope_tables(positions, d, *, base=BASE, convention="interleaved", frequencies=None):
-    """cos and sin of every (position, dimension) angle, laid out for ``convention``.
+    """Cos and sin of every (position, dimension) angle, laid out for ``convention``.
 
     Parameters
     ----------
@@ -130,7 +130,7 @@ def _partner(d, convention):
 
 
 def partner_matrix(d, convention="interleaved"):
-    """The signed permutation R with (x @ R) = rotate(x): each pair (a, b) becomes (-b, a).
+    """Return the signed permutation R with (x @ R) = rotate(x): each pair (a, b) becomes (-b, a).
 
     Parameters
     ----------
@@ -156,7 +156,7 @@ def partner_matrix(d, convention="interleaved"):
 
 
 def rope_rotate(x, cos, sin, convention="interleaved"):
-    """x * cos + rotate(x) * sin, for tables from `rope_tables`.
+    """X * cos + rotate(x) * sin, for tables from `rope_tables`.
 
     Uses only arithmetic and a matrix product, so it also works on autograd's traced arrays
     (the trainer of chapter 6 calls it, and a matrix product differentiates faster than a
@@ -243,9 +243,19 @@ def apply_rope(x, positions=None, *, base=BASE, convention="interleaved", freque
 
 
 def convention_permutation(d):
-    """The order of dimensions that turns an interleaved layout into the half layout.
+    """Return the order of dimensions that turns an interleaved layout into the half layout.
 
     ``apply_rope(x[..., perm], convention="half") == apply_rope(x)[..., perm]``.
+
+    Parameters
+    ----------
+    d : int
+        Width of the rotated vectors (even).
+
+    Returns
+    -------
+    ndarray of int, shape (d,)
+        The even dimensions, then the odd ones.
 
     Examples
     --------
@@ -259,6 +269,18 @@ def convention_permutation(d):
 def interpolate_positions(positions, scale):
     """Position interpolation (Chen et al. 2023): squeeze positions by ``scale`` = L' / L.
 
+    Parameters
+    ----------
+    positions : array_like of float
+        Positions as the longer input numbers them.
+    scale : float
+        New length / trained length (> 0).
+
+    Returns
+    -------
+    ndarray, same shape as ``positions``
+        ``positions / scale``: a longer input squeezed into the trained range.
+
     Examples
     --------
     >>> interpolate_positions([0, 2, 4], 2.0)
@@ -269,8 +291,24 @@ def interpolate_positions(positions, scale):
 
 
 def ntk_base(base, scale, d):
-    """NTK-aware scaling: a larger base, base * scale ** (d / (d - 2)), for a context ``scale``
-    times longer. The fastest pair keeps its speed; the slowest is slowed by ``scale``.
+    """Return the NTK-aware base for a context ``scale`` times longer.
+
+    A larger base, base * scale ** (d / (d - 2)): the fastest pair keeps its speed, the slowest
+    is slowed by ``scale``.
+
+    Parameters
+    ----------
+    base : float
+        The base the model was trained with (> 1).
+    scale : float
+        New context length / trained context length (> 0).
+    d : int
+        Width of the rotated vectors (even, at least 4).
+
+    Returns
+    -------
+    float
+        The new base.
 
     Examples
     --------
@@ -310,7 +348,7 @@ def rope_wavelengths(d, *, base=BASE):
 
 
 def rope_angles(offsets, d, *, base=BASE):
-    """The angle of every pair at every offset, wrapped into [0, 2 pi).
+    """Return the angle of every pair at every offset, wrapped into [0, 2 pi).
 
     What the score of a query and a key ``offset`` apart sees, pair by pair.
 
@@ -343,7 +381,7 @@ def rope_angles(offsets, d, *, base=BASE):
 
 
 def pairs_completing_a_turn(d, length, *, base=BASE):
-    """The pairs i whose angle turns a full circle within ``length`` positions.
+    """Return the pairs i whose angle turns a full circle within ``length`` positions.
 
     A model trained on sequences of ``length`` tokens sees offsets 0 .. length - 1, so pair i
     met every angle of its circle in training only if (length - 1) * theta_i >= 2 pi. The other
@@ -435,6 +473,16 @@ def yarn_attention_factor(scale):
 
     Multiplying both q and k by it (as implementations do, through the cos and sin tables)
     multiplies every attention logit by its square, 1/t. Returns 1.0 for s <= 1.
+
+    Parameters
+    ----------
+    scale : float
+        New context length / trained context length (> 0).
+
+    Returns
+    -------
+    float
+        0.1 ln(scale) + 1, at least 1.
 
     Examples
     --------

@@ -12,7 +12,7 @@ BASE = 10000.0
 
 
 def _check_width_and_base(func, d_model, base, *, even=False):
-    """Checked d_model (even if asked) and base, with errors naming ``func``."""
+    """Return checked d_model (even if asked) and base, with errors naming ``func``."""
     if even:
         d_model = check_even(func, "d_model", d_model)
     else:
@@ -48,7 +48,9 @@ def frequencies(d_model, *, base=BASE):
 
 
 def sinusoidal_positions(seq_len, d_model, *, base=BASE, dtype=np.float64):
-    """The (seq_len, d_model) table PE with PE[p, 2i] = sin(p omega_i), PE[p, 2i+1] = cos(p omega_i).
+    """Return the (seq_len, d_model) table of sinusoidal position vectors.
+
+    PE[p, 2i] = sin(p omega_i) and PE[p, 2i+1] = cos(p omega_i).
 
     Interleaved layout, as in Vaswani et al. and both source articles; omega_i from
     `frequencies`. For odd d_model the last column is a sin, as the double loop of the article
@@ -93,7 +95,7 @@ def sinusoidal_positions(seq_len, d_model, *, base=BASE, dtype=np.float64):
 
 
 def shift_matrix(k, d_model, *, base=BASE):
-    """The block-rotation matrix M_k with PE[p + k] == M_k @ PE[p] for every position p.
+    """Return the block-rotation matrix M_k with PE[p + k] == M_k @ PE[p] for every position p.
 
     Each (sin, cos) pair is a point on a circle; shifting by k positions turns pair i by
     k * omega_i, whatever p is. That is why a linear map can express "k positions later".
@@ -152,7 +154,7 @@ def wavelengths(d_model, *, base=BASE):
 
 
 def sinusoidal_positions_loop(seq_len, d_model, *, base=BASE):
-    """The same table one entry at a time, the way the article "09. Positional Encoding" writes it.
+    """Return the same table one entry at a time, as the article "09. Positional Encoding" does.
 
     A deliberately independent second implementation of the formula: the reference that
     `sinusoidal_positions` is checked against (tests) and timed against (`make bench`).
@@ -190,7 +192,7 @@ def sinusoidal_positions_loop(seq_len, d_model, *, base=BASE):
 
 
 def _band(func, distances, d_model, base, pairs):
-    """Checked shifts k and the angular speeds of the chosen pairs."""
+    """Return checked shifts k and the angular speeds of the chosen pairs."""
     d_model, base = _check_width_and_base(func, d_model, base, even=True)
     omega = frequencies(d_model, base=base)
     if pairs is not None:

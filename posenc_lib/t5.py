@@ -1,5 +1,7 @@
-"""T5's relative position bias (Raffel et al., "Exploring the Limits of Transfer Learning with a
-Unified Text-to-Text Transformer", 2020), chapter 5.
+"""T5's relative position bias, chapter 5.
+
+Raffel et al., "Exploring the Limits of Transfer Learning with a Unified Text-to-Text
+Transformer", 2020.
 
 No position vectors: every head adds one learned scalar to the score of query i and key j, chosen
 by the *bucket* of their relative position j - i. Small distances get a bucket each; larger ones
@@ -36,7 +38,7 @@ def _check_buckets(func, n_buckets, max_distance, bidirectional):
 
 
 def t5_bucket(relative_position, *, bidirectional=True, n_buckets=32, max_distance=128):
-    """The bucket of each relative position ``key - query``, as T5's code assigns them.
+    """Return the bucket of each relative position ``key - query``, as T5's code assigns them.
 
     Let n = |key - query| (bidirectional) or n = max(query - key, 0) (causal: keys after the query
     are masked anyway and share bucket 0). With B buckets for that direction (``n_buckets``, or
@@ -93,7 +95,23 @@ def t5_bucket(relative_position, *, bidirectional=True, n_buckets=32, max_distan
 
 
 def t5_buckets(seq_len, *, bidirectional=True, n_buckets=32, max_distance=128):
-    """The (T, T) bucket of every query i (row) and key j (column): ``t5_bucket(j - i)``.
+    """Return the (T, T) bucket of every query i (row) and key j (column): ``t5_bucket(j - i)``.
+
+    Parameters
+    ----------
+    seq_len : int
+        Number of positions T.
+    bidirectional : bool
+        True for an encoder, False for a causal decoder.
+    n_buckets : int
+        Total number of buckets.
+    max_distance : int
+        Distances from here on share the last bucket.
+
+    Returns
+    -------
+    ndarray of int, shape (seq_len, seq_len)
+        Each in 0 .. n_buckets - 1.
 
     Examples
     --------
@@ -115,7 +133,7 @@ def t5_buckets(seq_len, *, bidirectional=True, n_buckets=32, max_distance=128):
 
 
 def t5_bias(table, seq_len, *, bidirectional=True, max_distance=128):
-    """The (n_heads, T, T) bias ``table[h, bucket(j - i)]``, to add to head h's scores.
+    """Return the (n_heads, T, T) bias ``table[h, bucket(j - i)]``, to add to head h's scores.
 
     Parameters
     ----------
@@ -236,12 +254,13 @@ class T5RelativeBias:
         self.table = rng.normal(0.0, init_std, size=(self.n_heads, self.n_buckets))
 
     def __call__(self, seq_len):
-        """The (n_heads, seq_len, seq_len) bias for a sequence of ``seq_len`` tokens."""
+        """Return the (n_heads, seq_len, seq_len) bias for a sequence of ``seq_len`` tokens."""
         return t5_bias(
             self.table, seq_len, bidirectional=self.bidirectional, max_distance=self.max_distance
         )
 
     def __repr__(self):
+        """Show the table's shape and settings, not its values."""
         return (
             f"T5RelativeBias(n_heads={self.n_heads}, n_buckets={self.n_buckets}, "
             f"max_distance={self.max_distance}, bidirectional={self.bidirectional})"

@@ -15,7 +15,7 @@ METRICS = ("accuracy", "loss")  # higher is better / nats per token, lower is be
 
 
 def has_target(targets):
-    """True where a position has a target, False where it holds `IGNORE` (-1).
+    """Return True where a position has a target, False where it holds `IGNORE` (-1).
 
     The one test for "no target here": the loss, the evaluation and the explorers use it.
 
@@ -43,7 +43,27 @@ def has_target(targets):
 
 @dataclass(frozen=True)
 class Task:
-    """A named generator of (tokens, targets) batches, and how to score a model on it."""
+    """A named generator of (tokens, targets) batches, and how to score a model on it.
+
+    Parameters
+    ----------
+    name : str
+        How records and tables name it (e.g. "lookback-3").
+    vocab_size : int
+        Tokens 0 .. vocab_size - 1.
+    metric : {"accuracy", "loss"}
+        Accuracy (higher is better) or loss in nats per token (lower is better).
+    sampler : callable
+        (Generator, batch, length) -> (tokens, targets), int arrays of shape (batch, length).
+    description : str
+        One line for tables and widgets.
+
+    Examples
+    --------
+    >>> task = lookback(2)
+    >>> task.name, task.metric
+    ('lookback-2', 'accuracy')
+    """
 
     name: str
     vocab_size: int
@@ -52,6 +72,7 @@ class Task:
     description: str = ""
 
     def __post_init__(self):
+        """Check the fields, so a malformed task fails where it is made."""
         if not isinstance(self.name, str) or not self.name:
             raise TypeError(f"Task: name must be a non-empty str, got {short(self.name)}")
         check_int("Task", "vocab_size", self.vocab_size, minimum=2)
@@ -91,6 +112,18 @@ class Task:
 def lookback(k=3, vocab_size=16):
     """Target at position t is the token at t - k: an exact relative offset.
 
+    Parameters
+    ----------
+    k : int
+        How far back the target token is (1 or more).
+    vocab_size : int
+        Tokens 0 .. vocab_size - 1, drawn uniformly.
+
+    Returns
+    -------
+    Task
+        Named ``lookback-k``, scored by accuracy; the first k positions have no target.
+
     Examples
     --------
     >>> tokens, targets = lookback(2).sample(0, 1, 6)
@@ -112,8 +145,24 @@ def lookback(k=3, vocab_size=16):
 
 
 def recent_marker(n_markers=4, vocab_size=16, density=0.15):
-    """Tokens 0 .. n_markers-1 are markers; the target at t is the most recent marker at or
-    before t (no target before the first marker): recency.
+    """Return the recency task: repeat the most recent marker token.
+
+    Tokens 0 .. n_markers-1 are markers; the target at t is the most recent marker at or before t
+    (no target before the first marker).
+
+    Parameters
+    ----------
+    n_markers : int
+        How many marker tokens (0 .. n_markers - 1).
+    vocab_size : int
+        All tokens; the others are fillers (more than n_markers).
+    density : float
+        The share of positions holding a marker, in (0, 1].
+
+    Returns
+    -------
+    Task
+        Named ``recent-marker``, scored by accuracy.
 
     Examples
     --------
@@ -150,7 +199,7 @@ def recent_marker(n_markers=4, vocab_size=16, density=0.15):
 
 
 def markov_transitions(vocab_size=16, concentration=0.1, seed=0):
-    """A random order-2 transition table P[a, b, c] = P(next = c | previous two = a, b).
+    """Return a random order-2 transition table P[a, b, c] = P(next = c | previous two = a, b).
 
     A small ``concentration`` makes each context predict a few tokens sharply.
 
@@ -190,6 +239,20 @@ def markov(vocab_size=16, concentration=0.1, seed=0):
     The miniature of a language-modelling perplexity-versus-length curve. The best possible
     loss is the chain's conditional entropy, `markov_entropy`.
 
+    Parameters
+    ----------
+    vocab_size : int
+        Tokens 0 .. vocab_size - 1.
+    concentration : float
+        As in `markov_transitions`.
+    seed : int
+        Which transition table.
+
+    Returns
+    -------
+    Task
+        Named ``markov``, scored by loss (nats per token); the first position has no target.
+
     Examples
     --------
     >>> tokens, targets = markov().sample(0, 2, 5)
@@ -221,7 +284,7 @@ def markov(vocab_size=16, concentration=0.1, seed=0):
 
 
 def markov_entropy(vocab_size=16, concentration=0.1, seed=0):
-    """The chain's conditional entropy in nats: the lowest loss any model can reach.
+    """Return the chain's conditional entropy in nats: the lowest loss any model can reach.
 
     The first target of a sequence has only one previous token to go on, so a model that has
     learnt the chain does slightly worse there; this is the limit for all later positions.

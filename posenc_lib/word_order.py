@@ -1,5 +1,8 @@
-"""Chapter 1's experiment: two sentences with the same words, one attention layer, and how far
-their outputs differ once the order is undone (with or without positions or a causal mask)."""
+"""Chapter 1's experiment: two sentences with the same words through one attention layer.
+
+How far their outputs differ once the order is undone, with or without positions or a causal
+mask.
+"""
 
 import re
 import zlib
@@ -15,6 +18,16 @@ from .sinusoidal import sinusoidal_positions
 def split_words(sentence):
     """Lower-case words and punctuation marks of ``sentence``, in order.
 
+    Parameters
+    ----------
+    sentence : str
+        Any text.
+
+    Returns
+    -------
+    list of str
+        Words (letters, digits, apostrophes) and single punctuation marks.
+
     Examples
     --------
     >>> split_words("The dog bit the man.")
@@ -26,7 +39,7 @@ def split_words(sentence):
 
 
 def _check_words(func, name, words):
-    """A list of str (a str is split into words), or a TypeError naming ``func``."""
+    """Return a list of str (a str is split into words), or raise a TypeError naming ``func``."""
     if isinstance(words, str):
         return split_words(words)
     if not isinstance(words, list | tuple) or not all(isinstance(w, str) for w in words):
@@ -72,7 +85,7 @@ def _embeddings(words, d_model, seed):
 
 
 def match_order(words_a, words_b):
-    """The order with ``words_b[i] == words_a[order[i]]``, or None if b is no shuffle of a.
+    """Return the order with ``words_b[i] == words_a[order[i]]``, or None if b is no shuffle of a.
 
     Repeated words are matched first to first, which is all a shuffle needs: equal words have
     equal embeddings.
@@ -109,7 +122,29 @@ def match_order(words_a, words_b):
 
 @dataclass(frozen=True)
 class OrderComparison:
-    """Two sentences through the same attention layer (see `compare_orders`)."""
+    """Two sentences through the same attention layer (see `compare_orders`).
+
+    Parameters
+    ----------
+    words_a, words_b : list of str
+        The two sentences' words.
+    weights_a, weights_b : ndarray, shape (T, T)
+        Their attention weights.
+    pooled_a, pooled_b : ndarray, shape (d_model,)
+        Their mean-pooled outputs (sentence vectors).
+    order : list of int or None
+        ``words_b[i] == words_a[order[i]]``, or None when b is no shuffle of a.
+    token_gap : float or None
+        max |out_b - out_a[order]|: 0 up to rounding when attention only reorders (None: no shuffle).
+    pooled_gap : float
+        max |pooled_a - pooled_b|.
+
+    Examples
+    --------
+    >>> c = compare_orders("a b c", "c b a", np.eye(4), np.eye(4), np.eye(4))
+    >>> c.order, c.pooled_gap < 1e-12
+    ([2, 1, 0], True)
+    """
 
     words_a: list
     words_b: list
@@ -135,6 +170,8 @@ def compare_orders(sentence_a, sentence_b, w_q, w_k, w_v, *, positions=False, ca
         Add `sinusoidal_positions` to the embeddings first.
     causal : bool
         Apply `causal_mask`.
+    seed : int
+        Seeds the toy embeddings (`toy_embeddings`).
 
     Returns
     -------

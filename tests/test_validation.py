@@ -25,7 +25,8 @@ from posenc_lib import (
     tasks,
     word_order,
 )
-from posenc_lib.model import ModelConfig, forward, init_params, loss_fn
+from posenc_lib.model import ModelConfig, forward, init_params, loss_fn, train
+from posenc_lib.widgets import _live, ch00, ch01, ch02, ch03, ch04, ch05, ch06
 
 MODULES = [
     alibi,
@@ -40,6 +41,9 @@ MODULES = [
     tasks,
     word_order,
 ]
+# The explorers check their constructors' arguments too (plots.py's drawing helpers take matplotlib
+# objects, which matplotlib checks, and are not listed).
+MODULES += [_live, ch00, ch01, ch02, ch03, ch04, ch05, ch06]
 MAX_MESSAGE = 300  # characters: an error explains, it does not dump data
 
 CONFIG = ModelConfig(vocab_size=5, d_model=4)
@@ -186,6 +190,39 @@ VALID = {
     "show_source": {"obj": np.eye},
     "format_difference": {"value": 0.5, "bound": 1e-12},
     "environment_report": {},
+    "LiveFigure": {"figsize": (2, 2), "dpi": 40},
+    "Explorer": {},
+    "HelloSlider": {},
+    "draw_order_comparison": {
+        "axes": __import__("matplotlib.figure").figure.Figure().subplots(1, 3),
+        "comparison": word_order.compare_orders("a b", "b a", EYE, EYE, EYE),
+        "title_a": "A",
+        "title_b": "B",
+    },
+    "describe_comparison": {"comparison": word_order.compare_orders("a b", "b a", EYE, EYE, EYE)},
+    "OrderExplorer": {
+        "w_q": np.eye(8),
+        "w_k": np.eye(8),
+        "w_v": np.eye(8),
+        "sentence": "a b",
+        "other": "b a",
+        "seed": 1,
+    },
+    "SinusoidalExplorer": {"seq_len": 50, "d_model": 16, "base": 100.0, "position": 3, "pair": 1},
+    "SimilarityExplorer": {"d_model": 16, "base": 100.0, "max_shift": 20, "shift": 3},
+    "FrameSlider": {"frames": {0: np.eye(2)}, "title": "step {key}", "label": "step"},
+    "RopeExplorer": {"d": 4, "base": 100.0, "seed": 1, "max_offset": 10},
+    "AlibiExplorer": {"seq_len": 4, "n_heads": 2, "d_k": 2, "seed": 1},
+    "AttentionInspector": {
+        "models": {
+            ("lookback-3", "none", 0): train(
+                ModelConfig(vocab_size=16, d_model=4), tasks.lookback(3), steps=0, progress=False
+            )
+        },
+        "tasks": tasks.TASKS,
+        "lengths": (8,),
+        "seed": 0,
+    },
 }
 
 # Containers with no behaviour of their own: their fields are checked where they are made.
@@ -199,6 +236,12 @@ ANY_STRING = {
     ("compare_orders", "sentence_a"),
     ("compare_orders", "sentence_b"),
     ("Task", "name"),
+    ("draw_order_comparison", "title_a"),
+    ("draw_order_comparison", "title_b"),
+    ("OrderExplorer", "sentence"),
+    ("OrderExplorer", "other"),
+    ("FrameSlider", "title"),
+    ("FrameSlider", "label"),
 }
 # Arguments that take any object by design.
 ANY_VALUE = {("Task", "description")}

@@ -26,7 +26,7 @@ BRANCH = "main"
 
 
 def repository_url(pyproject=ROOT / "pyproject.toml"):
-    """The repository URL from pyproject's [project.urls] (the one place it lives)."""
+    """Return the repository URL from pyproject's [project.urls] (the one place it lives)."""
     match = re.search(r'^Repository\s*=\s*"([^"]+)"', Path(pyproject).read_text(), re.M)
     if not match:
         raise SystemExit(f'{pyproject}: no `Repository = "..."` under [project.urls]')
@@ -34,7 +34,7 @@ def repository_url(pyproject=ROOT / "pyproject.toml"):
 
 
 def badge_line(notebook_name, url):
-    """The Colab and Binder badges for one notebook, as a markdown line."""
+    """Return the Colab and Binder badges for one notebook, as a markdown line."""
     slug = url.removeprefix("https://github.com/")
     colab = (
         f"https://colab.research.google.com/github/{slug}/blob/{BRANCH}/notebooks/{notebook_name}"
@@ -76,7 +76,7 @@ REPO_RE = re.compile(r'^(\s*REPO = )"[^"]*"', re.M)
 
 
 def environment_dependencies(text):
-    """The entries under `dependencies:` of an environment.yml (conda names and pins)."""
+    """Return the entries under `dependencies:` of an environment.yml (conda names and pins)."""
     block = text.split("dependencies:", 1)[1]
     return re.findall(r"^  - ([^\s:][^\n]*)$", block, re.M)
 
@@ -86,12 +86,12 @@ def notebooks(paths=()):
 
 
 def text_source(path):
-    """The paired MyST markdown source of notebook ``path`` (same name, ``.md``)."""
+    """Return the paired MyST markdown source of notebook ``path`` (same name, ``.md``)."""
     return Path(path).with_suffix(".md")
 
 
 def cell_signature(nb):
-    """What a text source and its notebook must agree on: each cell's type, source and tags."""
+    """List what a text source and its notebook must agree on: each cell's type, source and tags."""
     return [
         (c.cell_type, c.source.strip(), tuple(c.get("metadata", {}).get("tags", [])))
         for c in nb.cells
@@ -135,8 +135,10 @@ def sync_from_text(path):
 
 
 def format_code(path):
-    """Sort imports and format the notebook's code cells with ruff (as `make test` checks them)
-    and write the formatted code back into the text source, so the pair stays in step."""
+    """Sort imports and format the notebook's code cells with ruff, as `make test` checks them.
+
+    The formatted code is written back into the text source, so the pair stays in step.
+    """
     import subprocess
 
     import jupytext
@@ -165,7 +167,7 @@ def sync_links(nb, name, url):
 
 
 def link_problems(nb, name, url):
-    """What in ``nb`` disagrees with the repository URL (empty list when all agree)."""
+    """List what in ``nb`` disagrees with the repository URL (empty list when all agree)."""
     text = "\n".join(c.source for c in nb.cells)
     problems = []
     badges = BADGE_RE.findall(text)

@@ -4,18 +4,43 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import plots
+from .._checks import check_int
 from ..alibi import alibi_bias, alibi_slopes
 from ..attention import causal_mask, self_attention
 from ._live import Explorer, LiveFigure, _slider
 
 
 class AlibiExplorer(Explorer):
-    """Chapter 5: head (slope) and query position. Top: the bias -m·(i - j) over keys j <= i.
-    Bottom: the attention weights over keys with and without the bias, for fixed random q, k."""
+    """Chapter 5: head (slope) and query position.
+
+    Top: the bias -m·(i - j) over keys j <= i. Bottom: the attention weights over keys with and
+    without the bias, for fixed random q, k.
+
+    Parameters
+    ----------
+    seq_len : int
+        Positions (at least 2).
+    n_heads : int
+        Heads, each with its ALiBi slope.
+    d_k : int
+        Width of the random queries and keys.
+    seed : int
+        Seeds the queries and keys.
+
+    Examples
+    --------
+    >>> explorer = AlibiExplorer(seq_len=8, n_heads=2)
+    >>> explorer.status.value[:30]
+    'head 0: slope m = 0.0625; quer'
+    """
 
     def __init__(self, seq_len=32, n_heads=8, d_k=16, seed=0):
 
-        rng = np.random.default_rng(seed)
+        func = "AlibiExplorer"
+        seq_len = check_int(func, "seq_len", seq_len, minimum=2)
+        n_heads = check_int(func, "n_heads", n_heads, minimum=1)
+        d_k = check_int(func, "d_k", d_k, minimum=1)
+        rng = np.random.default_rng(check_int(func, "seed", seed, minimum=0))
         q, k = rng.normal(size=(seq_len, d_k)), rng.normal(size=(seq_len, d_k))
         # Chapter 1's attention on fixed random queries and keys: the input holds them side by
         # side, [q | k], and the projections pick them out (exactly: the other block is zeros).
@@ -56,6 +81,7 @@ class AlibiExplorer(Explorer):
         )
 
     def step(self, change=None):
+        """Show the chosen head and query (the sliders' observer)."""
         h, i = self.head.value, self.query.value
         hidden = np.arange(self.bias.shape[-1]) > i
         self.bias_line.set_ydata(np.where(hidden, np.nan, self.bias[h, i]))
