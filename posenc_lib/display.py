@@ -22,12 +22,15 @@ def minimum_versions():
     >>> minimum_versions()["numpy"]
     '1.23'
     """
+    from packaging.requirements import Requirement  # matplotlib depends on packaging
+
     bounds = {}
-    for requirement in metadata.requires("posenc-lib") or []:
-        spec, _, marker = requirement.partition(";")
-        name, _, minimum = spec.partition(">=")
-        if not marker.strip():  # extras (test, lab) are not needed to run the course
-            bounds[name.strip()] = minimum.strip()
+    for text in metadata.requires("posenc-lib") or []:
+        requirement = Requirement(text)
+        if requirement.marker is not None:  # extras (test, lab) are not needed to run the course
+            continue
+        lower = [spec.version for spec in requirement.specifier if spec.operator == ">="]
+        bounds[requirement.name] = lower[0] if lower else ""
     return bounds
 
 

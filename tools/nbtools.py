@@ -17,6 +17,12 @@ import sys
 from pathlib import Path
 
 import nbformat
+import yaml  # PyYAML: a dependency of jupytext, so in every stack that runs these tools
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, as pytest's dependency tomli
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -25,12 +31,18 @@ MAX_TOTAL_BYTES = 5_000_000
 BRANCH = "main"
 
 
+def read_pyproject(path=ROOT / "pyproject.toml"):
+    """Return pyproject.toml parsed by a TOML parser (tomllib)."""
+    with open(path, "rb") as file:
+        return tomllib.load(file)
+
+
 def repository_url(pyproject=ROOT / "pyproject.toml"):
     """Return the repository URL from pyproject's [project.urls] (the one place it lives)."""
-    match = re.search(r'^Repository\s*=\s*"([^"]+)"', Path(pyproject).read_text(), re.M)
-    if not match:
+    url = read_pyproject(pyproject).get("project", {}).get("urls", {}).get("Repository")
+    if not url:
         raise SystemExit(f'{pyproject}: no `Repository = "..."` under [project.urls]')
-    return match.group(1).rstrip("/")
+    return url.rstrip("/")
 
 
 def badge_line(notebook_name, url):
@@ -76,9 +88,11 @@ REPO_RE = re.compile(r'^(\s*REPO = )"[^"]*"', re.M)
 
 
 def environment_dependencies(text):
-    """Return the entries under `dependencies:` of an environment.yml (conda names and pins)."""
-    block = text.split("dependencies:", 1)[1]
-    return re.findall(r"^  - ([^\s:][^\n]*)$", block, re.M)
+    """Return the conda entries under `dependencies:` of an environment.yml (names and pins).
+
+    The pip section (a mapping inside the list) is not a conda entry and is left out.
+    """
+    return [entry for entry in yaml.safe_load(text)["dependencies"] if isinstance(entry, str)]
 
 
 def notebooks(paths=()):
