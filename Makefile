@@ -5,10 +5,12 @@ PY := $(VENV)/bin/python
 CONSTRAINTS := requirements/constraints.txt
 SITE_CONSTRAINTS := requirements/site-constraints.txt
 UV_VERSION := 0.13.9
+MUTMUT_VERSION := 3.8.1
+MUTANT_WORKERS ?= 2
 # JupyterLab refuses to start as root without this flag (containers, Binder-like machines).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab check test notebooks bench lock site lock-site clean
+.PHONY: lab check test notebooks bench lock site lock-site mutants clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit("posenc needs Python >= 3.10, found " + sys.version.split()[0]) if sys.version_info < (3, 10) else None'
@@ -59,14 +61,22 @@ bench: $(VENV)/.test-installed
 site: $(VENV)/.site-installed
 	$(PY) tools/sitetools.py build
 
-## lock: re-pin the test stack for every supported Python found by pyenv
-lock:
-	$(PYTHON) tools/lock.py $(wildcard $(HOME)/.pyenv/versions/3.1[0-3]*/bin/python3)
+## lock: re-pin the test stack with uv, one universal resolution for every supported Python (UPGRADE=1: newest versions)
+lock: $(VENV)/bin/python
+	$(PY) -m pip install -q uv==$(UV_VERSION)
+	$(PY) tools/lock.py $(if $(UPGRADE),--upgrade) $(VENV)/bin/uv
 
 ## lock-site: re-pin the website stack (requirements/site-constraints.txt) with uv, under the test pins
 lock-site: $(VENV)/bin/python
 	$(PY) -m pip install -q uv==$(UV_VERSION)
-	$(PY) tools/lock.py --site $(VENV)/bin/uv
+	$(PY) tools/lock.py --site $(if $(UPGRADE),--upgrade) $(VENV)/bin/uv
+
+## mutants: mutation testing of the math modules and the model with mutmut (about 25 min on 2 cores); see docs/mutants.md
+mutants: $(VENV)/.test-installed
+	$(PY) -m pip install -q mutmut==$(MUTMUT_VERSION)
+	rm -rf mutants
+	POSENC_HYPOTHESIS=mutants $(VENV)/bin/mutmut run --max-children $(MUTANT_WORKERS)
+	$(PY) tools/mutants.py mutants
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info mutants

@@ -58,8 +58,10 @@ def _kind(url, content_type):
 
 
 def page_transfer(browser, url):
-    """Bytes of every response loading ``url`` needed, by kind, with the total, the total once
-    text is gzipped, and the number of requests."""
+    """Measure the bytes of every response loading ``url`` needed.
+
+    By kind, with the total, the total once text is gzipped, and the number of requests.
+    """
     sizes, zipped = defaultdict(int), 0
     requests = []
     page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -96,7 +98,7 @@ def measure(pages=("index.html",), site=SITE):
 
 
 def landing_page_transfer(site=SITE):
-    """The landing page's transfer summary, or None when the site is not built or no Chromium."""
+    """Return the landing page's transfer summary (None: no site built, or no Chromium)."""
     result = measure(("index.html",), site)
     return result and result["index.html"]
 

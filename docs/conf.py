@@ -1,5 +1,8 @@
-"""Sphinx configuration of the course website. Build it with `make site` (tools/sitetools.py):
-the source directory is build/site-src/, staged from docs/*.md and notebooks/NN_*.ipynb."""
+"""Sphinx configuration of the course website.
+
+Build it with `make site` (tools/sitetools.py): the source directory is build/site-src/, staged from
+docs/*.md and notebooks/NN_*.ipynb.
+"""
 
 import sys
 from pathlib import Path

@@ -23,6 +23,16 @@ def alibi_slopes(n_heads):
     slopes for the largest power of two c below n, then every other slope of the 2c-head
     sequence, the first n - c of them.
 
+    Parameters
+    ----------
+    n_heads : int
+        Number of attention heads (1 or more).
+
+    Returns
+    -------
+    ndarray, shape (n_heads,)
+        Head h's slope m_h, all in (0, 1).
+
     Examples
     --------
     >>> alibi_slopes(8) * 256
@@ -40,7 +50,21 @@ def alibi_slopes(n_heads):
 
 
 def alibi_bias(seq_len, n_heads):
-    """The (n_heads, T, T) bias -slope_h * |i - j|, to pass as ``self_attention(..., bias=...)``.
+    """Return the (n_heads, T, T) bias -slope_h * |i - j|.
+
+    Pass head h's slice as ``self_attention(..., bias=bias[h])``; the causal mask stays separate.
+
+    Parameters
+    ----------
+    seq_len : int
+        Number of positions T.
+    n_heads : int
+        Number of heads, each with its slope from `alibi_slopes`.
+
+    Returns
+    -------
+    ndarray, shape (n_heads, seq_len, seq_len)
+        Entry (h, i, j) is -m_h * |i - j|: 0 on the diagonal, more negative further away.
 
     Examples
     --------
@@ -53,5 +77,6 @@ def alibi_bias(seq_len, n_heads):
            [-1. , -0.5,  0. ]])
     """
     seq_len = check_int("alibi_bias", "seq_len", seq_len, minimum=0)
+    n_heads = check_int("alibi_bias", "n_heads", n_heads, minimum=1)
     distance = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])
     return 0.0 - alibi_slopes(n_heads)[:, None, None] * distance  # 0.0 - avoids printing -0.

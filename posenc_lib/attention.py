@@ -6,16 +6,133 @@ Shapes: T tokens, d_model input width, d_k query/key width, d_v value width. Lea
 
 import numpy as np
 
-from ._checks import check_array, check_int
+from ._checks import check_array, check_callable, check_ids, check_int, short
+
+
+def _plain(x):
+    """Return the numbers inside ``x``: an autograd-traced array's values, or ``x`` itself.
+
+    The trainer of chapter 6 runs the same softmax on autograd's traced arrays; a softmax's
+    shift (the row maximum) is a constant, so the gradient need not flow through it.
+
+    Parameters
+    ----------
+    x : array_like or autograd ArrayBox
+
+    Returns
+    -------
+    array_like
+        ``x._value`` for a traced array, else ``x``.
+
+    Examples
+    --------
+    >>> _plain(np.ones(2))
+    array([1., 1.])
+    """
+    return getattr(x, "_value", x)
+
+
+def _row_shift(x, axis):
+    """Return the maximum along ``axis`` (0 where it is infinite), a constant for the gradient."""
+    shift = np.max(_plain(x), axis=axis, keepdims=True)
+    return np.where(np.isfinite(shift), shift, 0.0)
+
+
+def _stable_softmax(x, axis=-1, *, xp=np):
+    """Return the softmax of `softmax`, unchecked, with ``xp`` as the array module.
+
+    ``xp`` is numpy, or ``autograd.numpy`` when the trainer differentiates through it: the one
+    implementation of the softmax in the library.
+
+    Parameters
+    ----------
+    x : ndarray or autograd ArrayBox
+    axis : int
+    xp : module
+        ``numpy`` or ``autograd.numpy``.
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``x``.
+
+    Examples
+    --------
+    >>> _stable_softmax(np.array([0.0, np.log(3.0)]))
+    array([0.25, 0.75])
+    """
+    e = xp.exp(x - _row_shift(x, axis))
+    return e / xp.sum(e, axis=axis, keepdims=True)
+
+
+def _stable_log_softmax(x, axis=-1, *, xp=np):
+    """Return the log-softmax of `log_softmax`, unchecked, with ``xp`` as the array module.
+
+    ``log softmax(x) = x - logsumexp(x)``, computed after subtracting the maximum along ``axis``
+    so that nothing overflows: the one log-sum-exp of the library (the model's loss and its
+    evaluation use it).
+
+    Parameters
+    ----------
+    x : ndarray or autograd ArrayBox
+    axis : int
+    xp : module
+        ``numpy`` or ``autograd.numpy``.
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``x``.
+
+    Examples
+    --------
+    >>> np.exp(_stable_log_softmax(np.array([0.0, np.log(3.0)])))
+    array([0.25, 0.75])
+    """
+    shifted = x - _row_shift(x, axis)
+    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+
+
+def _check_scores(func, x, axis):
+    """Check scores for a softmax.
+
+    A real array of at least one axis where -inf (a masked score) is allowed, NaN and +inf are not,
+    and ``axis`` exists.
+    """
+    try:
+        x = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{func}: x must be a numeric array, got {short(x)}") from None
+    if x.ndim == 0:
+        raise ValueError(f"{func}: x must have at least 1 axis, got a scalar {short(x.item())}")
+    bad = np.isnan(x) | (x == np.inf)
+    if np.any(bad):
+        index = tuple(np.argwhere(bad)[0].tolist())
+        raise ValueError(
+            f"{func}: x must be finite or -inf (a masked score), got {x[index]} at index {index}"
+        )
+    axis = check_int(func, "axis", axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(
+            f"{func}: axis must be in {-x.ndim}..{x.ndim - 1} for x of shape {x.shape}, got {axis}"
+        )
+    if x.shape[axis] == 0:
+        raise ValueError(f"{func}: axis {axis} of x is empty (shape {x.shape}): nothing to weigh")
+    if np.any(np.all(x == -np.inf, axis=axis)):
+        raise ValueError(f"{func}: some slice along axis {axis} is all -inf: no finite score")
+    return x, axis
 
 
 def softmax(x, axis=-1):
-    """Numerically stable softmax along ``axis``.
+    """Numerically stable softmax along ``axis``: ``exp(x) / sum(exp(x))``.
+
+    The maximum along ``axis`` is subtracted first (a softmax ignores a constant per slice), so
+    large scores do not overflow.
 
     Parameters
     ----------
     x : array_like
-        Scores; ``-inf`` entries get weight exactly 0.
+        Scores; ``-inf`` entries (masked scores) get weight exactly 0.
     axis : int
         The axis that sums to 1.
 
@@ -31,14 +148,48 @@ def softmax(x, axis=-1):
     >>> softmax([1000.0, 1000.0])  # no overflow: the row maximum is subtracted first
     array([0.5, 0.5])
     """
-    x = np.asarray(x, dtype=float)
-    shift = np.max(x, axis=axis, keepdims=True)
-    e = np.exp(x - np.where(np.isfinite(shift), shift, 0.0))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    x, axis = _check_scores("softmax", x, axis)
+    return _stable_softmax(x, axis)
+
+
+def log_softmax(x, axis=-1):
+    """Numerically stable ``log(softmax(x))`` along ``axis``: ``x - logsumexp(x)``.
+
+    Parameters
+    ----------
+    x : array_like
+        Scores (logits); ``-inf`` entries get log-probability ``-inf``.
+    axis : int
+        The axis whose probabilities sum to 1.
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``x``: log-probabilities, all <= 0.
+
+    Examples
+    --------
+    >>> log_softmax([0.0, 0.0]).round(4)       # two equal scores: log(1/2) each
+    array([-0.6931, -0.6931])
+    >>> log_softmax([1000.0, 0.0]).round(4)    # no overflow
+    array([    0., -1000.])
+    """
+    x, axis = _check_scores("log_softmax", x, axis)
+    return _stable_log_softmax(x, axis)
 
 
 def causal_mask(seq_len):
     """Boolean (T, T) mask, True where query i may attend to key j, that is j <= i.
+
+    Parameters
+    ----------
+    seq_len : int
+        Number of positions T.
+
+    Returns
+    -------
+    ndarray of bool, shape (seq_len, seq_len)
+        Lower triangular, diagonal included.
 
     Examples
     --------
@@ -51,20 +202,46 @@ def causal_mask(seq_len):
     return np.tril(np.ones((seq_len, seq_len), dtype=bool))
 
 
-def _check_weights(x, w_q, w_k, w_v):
+def _check_weights(func, x, w_q, w_k, w_v):
+    """Return checked projections for input ``x``, with errors naming ``func``.
+
+    Functions that build on `self_attention` (chapter 1's `~posenc_lib.word_order.compare_orders`)
+    check the layer under their own name first.
+
+    Parameters
+    ----------
+    func : str
+        The name of the function the learner called.
+    x : ndarray, shape (..., T, d_model)
+        The checked input.
+    w_q, w_k, w_v : array_like
+        As in `self_attention`.
+
+    Returns
+    -------
+    w_q, w_k, w_v : ndarray
+        As float arrays.
+
+    Examples
+    --------
+    >>> _check_weights("my_layer", np.ones((2, 3)), np.ones((2, 2)), np.ones((3, 2)), np.ones((3, 2)))
+    Traceback (most recent call last):
+    ...
+    ValueError: my_layer: w_q must have shape (d_model, width) = (3, ...) to multiply x of shape (2, 3), got (2, 2)
+    """
     d_model = x.shape[-1]
     mats = {}
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
-        w = check_array("self_attention", name, w)
+        w = check_array(func, name, w)
         if w.ndim != 2 or w.shape[0] != d_model:
             raise ValueError(
-                f"self_attention: {name} must have shape (d_model, width) = ({d_model}, ...) "
+                f"{func}: {name} must have shape (d_model, width) = ({d_model}, ...) "
                 f"to multiply x of shape {x.shape}, got {w.shape}"
             )
         mats[name] = w
     if mats["w_q"].shape[1] != mats["w_k"].shape[1]:
         raise ValueError(
-            "self_attention: w_q and w_k must have the same width d_k (queries meet keys in a dot "
+            f"{func}: w_q and w_k must have the same width d_k (queries meet keys in a dot "
             f"product), got {mats['w_q'].shape} and {mats['w_k'].shape}"
         )
     return mats["w_q"], mats["w_k"], mats["w_v"]
@@ -82,6 +259,26 @@ def _check_broadcast(name, value, scores_shape, dtype):
     return value
 
 
+def _check_mask(mask, scores_shape):
+    mask = _check_broadcast("mask", mask, scores_shape, None)
+    if mask.dtype != bool:
+        raise TypeError(f"self_attention: mask must be boolean, got dtype {mask.dtype}")
+    if not np.all(np.any(mask, axis=-1)):
+        raise ValueError("self_attention: mask leaves a query with no key to attend to")
+    return mask
+
+
+def _rotated(rotate, z):
+    rotate = check_callable("self_attention", "rotate", rotate)
+    out = rotate(z)
+    if np.shape(out) != z.shape:
+        raise ValueError(
+            f"self_attention: rotate must return an array of the shape it is given, "
+            f"got {np.shape(out)} for an input of shape {z.shape}"
+        )
+    return np.asarray(out, dtype=float)
+
+
 def self_attention(x, w_q, w_k, w_v, *, mask=None, bias=None, rotate=None):
     """One head of scaled dot-product self-attention.
 
@@ -93,17 +290,21 @@ def self_attention(x, w_q, w_k, w_v, *, mask=None, bias=None, rotate=None):
     x : array_like, shape (..., T, d_model)
         Token vectors.
     w_q, w_k : array_like, shape (d_model, d_k)
+        Query and key projections.
     w_v : array_like, shape (d_model, d_v)
+        Value projection.
     mask : array_like of bool, broadcastable to (..., T, T), optional
         True where query i may attend to key j (see `causal_mask`).
     bias : array_like, broadcastable to (..., T, T), optional
-        Added to the scaled scores before the softmax (ALiBi feeds in here).
+        Added to the scaled scores before the softmax (ALiBi and T5's bias feed in here).
     rotate : callable, optional
-        Applied to the queries and to the keys before the scores (RoPE: ``rotate=apply_rope``).
+        Applied to the queries and to the keys before the scores (RoPE: ``rotate=apply_rope``);
+        it must return an array of the shape it is given.
 
     Returns
     -------
     out : ndarray, shape (..., T, d_v)
+        The weighted sums of the values.
     weights : ndarray, shape (..., T, T)
         Each row sums to 1; masked entries are exactly 0.
 
@@ -117,26 +318,31 @@ def self_attention(x, w_q, w_k, w_v, *, mask=None, bias=None, rotate=None):
            [0.264, 0.264, 0.471]])
     """
     x = check_array("self_attention", "x", x, min_ndim=2)
-    w_q, w_k, w_v = _check_weights(x, w_q, w_k, w_v)
+    w_q, w_k, w_v = _check_weights("self_attention", x, w_q, w_k, w_v)
     q, k, v = x @ w_q, x @ w_k, x @ w_v
     if rotate is not None:
-        q, k = rotate(q), rotate(k)
+        q, k = _rotated(rotate, q), _rotated(rotate, k)
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(w_k.shape[1])
     if bias is not None:
         scores = scores + _check_broadcast("bias", bias, scores.shape, float)
     if mask is not None:
-        mask = _check_broadcast("mask", mask, scores.shape, None)
-        if mask.dtype != bool:
-            raise TypeError(f"self_attention: mask must be boolean, got dtype {mask.dtype}")
-        if not np.all(np.any(mask, axis=-1)):
-            raise ValueError("self_attention: mask leaves a query with no key to attend to")
-        scores = np.where(mask, scores, -np.inf)
+        scores = np.where(_check_mask(mask, scores.shape), scores, -np.inf)
     weights = softmax(scores, axis=-1)
     return weights @ v, weights
 
 
 def permutation_matrix(order):
-    """The matrix P with ``(P @ x)[i] == x[order[i]]``.
+    """Return the matrix P with ``(P @ x)[i] == x[order[i]]``: a shuffle as a matrix.
+
+    Parameters
+    ----------
+    order : array_like of int, shape (n,)
+        Each of 0 .. n-1 exactly once.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        One 1 in every row and every column.
 
     Examples
     --------
@@ -145,10 +351,10 @@ def permutation_matrix(order):
            [1, 0, 0],
            [0, 1, 0]])
     """
-    order = np.asarray(order)
+    order = check_ids("permutation_matrix", "order", order, ndim=1)
     n = order.size
-    if order.ndim != 1 or not np.array_equal(np.sort(order), np.arange(n)):
+    if not np.array_equal(np.sort(order), np.arange(n)):
         raise ValueError(
-            f"permutation_matrix: order must list each of 0..n-1 exactly once, got {order.tolist()}"
+            f"permutation_matrix: order must list each of 0..n-1 exactly once, got {short(order.tolist())}"
         )
     return np.eye(n)[order]

@@ -4,9 +4,11 @@ import inspect
 import platform
 from importlib import metadata
 
+from ._checks import check_real, short
+
 
 def minimum_versions():
-    """The runtime dependencies and their lower bounds, as the installed package declares them.
+    """Return the runtime dependencies and their lower bounds, as the package declares them.
 
     Read from the package metadata (pyproject.toml's ``dependencies``), so there is one list.
 
@@ -20,12 +22,15 @@ def minimum_versions():
     >>> minimum_versions()["numpy"]
     '1.23'
     """
+    from packaging.requirements import Requirement
+
     bounds = {}
-    for requirement in metadata.requires("posenc-lib") or []:
-        spec, _, marker = requirement.partition(";")
-        name, _, minimum = spec.partition(">=")
-        if not marker.strip():  # extras (test, lab) are not needed to run the course
-            bounds[name.strip()] = minimum.strip()
+    for text in metadata.requires("posenc-lib") or []:
+        requirement = Requirement(text)
+        if requirement.marker is not None:  # extras (test, lab) are not needed to run the course
+            continue
+        lower = [spec.version for spec in requirement.specifier if spec.operator == ">="]
+        bounds[requirement.name] = lower[0] if lower else ""
     return bounds
 
 
@@ -33,7 +38,26 @@ def show_source(obj):
     """Display the source code of a library function or class, highlighted in a notebook.
 
     The course shows the library's code this way instead of keeping a copy in the notebook.
+
+    Parameters
+    ----------
+    obj : function, class or module
+        Something defined in Python source.
+
+    Returns
+    -------
+    None
+        The code is displayed, not returned.
+
+    Examples
+    --------
+    >>> from posenc_lib import causal_mask
+    >>> show_source(causal_mask)  # outside a notebook: plain text  # doctest: +ELLIPSIS
+    def causal_mask(seq_len):
+    ...
     """
+    if not (inspect.isfunction(obj) or inspect.isclass(obj) or inspect.ismodule(obj)):
+        raise TypeError(f"show_source: obj must be a function, class or module, got {short(obj)}")
     from IPython.display import Code, display
 
     display(Code(inspect.getsource(obj), language="python"))
@@ -43,7 +67,7 @@ ROUNDING_BOUND = 1e-12
 
 
 def format_difference(value, *, bound=ROUNDING_BOUND):
-    """A maximum absolute difference as a notebook prints it: the same text on every machine.
+    """Return a maximum absolute difference as a notebook prints it: the same text on every machine.
 
     Below ``bound`` a difference is floating-point rounding, whose digits depend on the CPU's
     summation order (2.2e-16 on one machine is 4.4e-16 on another), so it prints as a bound
@@ -71,9 +95,8 @@ def format_difference(value, *, bound=ROUNDING_BOUND):
     >>> format_difference(0.05412)
     '0.0541'
     """
-    value = float(value)
-    if not value >= 0:
-        raise ValueError(f"format_difference: value must be a number >= 0, got {value!r}")
+    value = check_real("format_difference", "value", value, at_least=0)
+    bound = check_real("format_difference", "bound", bound, greater_than=0)
     if value < bound:
         return f"< {bound:.0e} (rounding only)".replace("e-0", "e-")
     return f"{value:.3g}"
@@ -88,7 +111,22 @@ def _version_tuple(text):
 
 
 def environment_report():
-    """Rows (package, installed version, minimum, ok) for Python and each runtime dependency."""
+    """Rows (package, installed version, minimum, ok) for Python and each runtime dependency.
+
+    Chapter 0 prints it, so a learner sees at once whether the environment is new enough.
+
+    Returns
+    -------
+    list of tuple
+        (name, installed version or "missing", minimum version, whether it is enough); the
+        first row is Python's.
+
+    Examples
+    --------
+    >>> report = environment_report()
+    >>> report[0][0], all(isinstance(ok, bool) for *_, ok in report[1:])
+    ('python', True)
+    """
     python_minimum = metadata.metadata("posenc-lib")["Requires-Python"].removeprefix(">=")
     rows = [("python", platform.python_version(), python_minimum, None)]
     for name, minimum in minimum_versions().items():

@@ -35,9 +35,8 @@ import numpy as np
 from ._checks import check_choice, check_int
 from .model import SCHEMES, ModelConfig, evaluate_positions, region_value, train
 from .rope import ntk_base
-from .tasks import lookback, markov, recent_marker
+from .tasks import TASKS
 
-TASKS = {"lookback-3": lambda: lookback(3), "recent-marker": recent_marker, "markov": markov}
 EVAL_LENS = (32, 64, 128, 256)
 # Named model configurations: width 32 throughout.
 CONFIGS = {
@@ -74,7 +73,7 @@ def make_config(task, scheme, config=DEFAULT_CONFIG, *, train_len=32):
 
     Examples
     --------
-    >>> c = make_config(lookback(3), "rope", "1x32")
+    >>> c = make_config(TASKS["lookback-3"](), "rope", "1x32")
     >>> (c.n_heads, c.head_dim, c.mlp, c.max_len)
     (1, 32, False, 32)
     """

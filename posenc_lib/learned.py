@@ -2,7 +2,45 @@
 
 import numpy as np
 
-from ._checks import check_int, check_real
+from ._checks import check_array, check_int, check_real, check_rng
+
+
+def table_too_short(max_len, seq_len):
+    """Why a learned table of ``max_len`` rows cannot serve ``seq_len`` positions, or None.
+
+    The one place the library decides that a learned table is too short: `LearnedPositions`
+    raises with this text, the model of chapter 6 refuses to run (`~posenc_lib.model.forward`)
+    or reports "cannot run" (`~posenc_lib.model.evaluate`), and its explorer says so.
+
+    Parameters
+    ----------
+    max_len : int
+        Rows in the table: positions 0 .. max_len - 1.
+    seq_len : int
+        Positions asked for: 0 .. seq_len - 1.
+
+    Returns
+    -------
+    str or None
+        The explanation, or None when the table is long enough.
+
+    Examples
+    --------
+    >>> table_too_short(512, 512) is None
+    True
+    >>> table_too_short(512, 600)[:58]
+    'asked for 600 positions but the table has only max_len=512'
+    """
+    max_len = check_int("table_too_short", "max_len", max_len, minimum=0)
+    seq_len = check_int("table_too_short", "seq_len", seq_len, minimum=0)
+    if seq_len <= max_len:
+        return None
+    return (
+        f"asked for {seq_len} positions but the table has only max_len={max_len} rows "
+        f"(positions 0..{max_len - 1}). A learned table has no vector for unseen positions: "
+        f"build a longer table and train it, or use a scheme defined for every position "
+        f"(sinusoidal, RoPE, ALiBi)."
+    )
 
 
 class LearnedPositions:
@@ -32,31 +70,39 @@ class LearnedPositions:
         self.max_len = check_int("LearnedPositions", "max_len", max_len, minimum=1)
         self.d_model = check_int("LearnedPositions", "d_model", d_model, minimum=1)
         init_std = check_real("LearnedPositions", "init_std", init_std, greater_than=0)
-        rng = np.random.default_rng(0 if rng is None else rng)
+        rng = check_rng("LearnedPositions", "rng", rng)
         self.table = rng.normal(0.0, init_std, size=(self.max_len, self.d_model))
 
     @property
     def n_parameters(self):
+        """Numbers in the table: max_len * d_model."""
         return self.table.size
 
     def __call__(self, seq_len):
-        """The first ``seq_len`` rows, shape (seq_len, d_model)."""
+        """Return the first ``seq_len`` rows, shape (seq_len, d_model)."""
         seq_len = check_int("LearnedPositions", "seq_len", seq_len, minimum=0)
-        if seq_len > self.max_len:
-            raise ValueError(
-                f"LearnedPositions: asked for {seq_len} positions but the table has only "
-                f"max_len={self.max_len} rows (positions 0..{self.max_len - 1}). A learned table "
-                f"has no vector for unseen positions: build a longer table and train it, or use "
-                f"a scheme defined for every position (sinusoidal, RoPE, ALiBi)."
-            )
+        problem = table_too_short(self.max_len, seq_len)
+        if problem:
+            raise ValueError(f"LearnedPositions: {problem}")
         return self.table[:seq_len]
 
     def __repr__(self):
+        """Show the table's size, not its values."""
         return f"LearnedPositions(max_len={self.max_len}, d_model={self.d_model})"
 
 
 def cosine_similarity(table):
-    """The (N, N) matrix of cosines between the rows of a (N, d) table.
+    """Return the (N, N) matrix of cosines between the rows of a (N, d) table.
+
+    Parameters
+    ----------
+    table : array_like, shape (N, d)
+        Rows with no zero row (a zero row has no direction).
+
+    Returns
+    -------
+    ndarray, shape (N, N)
+        Symmetric, ones on the diagonal, entries in [-1, 1].
 
     Examples
     --------
@@ -65,11 +111,7 @@ def cosine_similarity(table):
            [ 0.707,  1.   , -0.707],
            [ 0.   , -0.707,  1.   ]])
     """
-    table = np.asarray(table, dtype=float)
-    if table.ndim != 2:
-        raise ValueError(
-            f"cosine_similarity: table must be 2-D (rows, width), got shape {table.shape}"
-        )
+    table = check_array("cosine_similarity", "table", table, ndim=2)
     norms = np.linalg.norm(table, axis=1, keepdims=True)
     if np.any(norms == 0):
         raise ValueError("cosine_similarity: a row of zeros has no direction")
@@ -78,7 +120,7 @@ def cosine_similarity(table):
 
 
 def principal_axis(table):
-    """The direction along which the rows of a (N, d) table spread most, and how much they do.
+    """Return the direction along which the rows of a table spread most, and how much they do.
 
     The rows are centred, and the first principal component found by an SVD. For a learned
     position table this asks whether training arranged the positions along one line (a ramp
@@ -103,8 +145,8 @@ def principal_axis(table):
     >>> round(share, 3), projection.round(2)
     (1.0, array([-4.41, -2.22, -0.03,  2.21,  4.45]))
     """
-    table = np.asarray(table, dtype=float)
-    if table.ndim != 2 or table.shape[0] < 2:
+    table = check_array("principal_axis", "table", table, ndim=2)
+    if table.shape[0] < 2:
         raise ValueError(
             f"principal_axis: table must be 2-D with at least 2 rows, got shape {table.shape}"
         )

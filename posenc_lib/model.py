@@ -25,14 +25,20 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import value_and_grad
 
-from ._checks import check_choice, check_int, check_real
+from ._checks import check_array, check_bool, check_choice, check_ids, check_int, check_real, short
 from .alibi import alibi_bias
-from .attention import causal_mask
-from .learned import LearnedPositions
-from .rope import rope_rotate, rope_tables, yarn_attention_factor, yarn_frequencies
+from .attention import _plain, _stable_log_softmax, _stable_softmax, causal_mask
+from .learned import LearnedPositions, table_too_short
+from .rope import (
+    interpolate_positions,
+    rope_rotate,
+    rope_tables,
+    yarn_attention_factor,
+    yarn_frequencies,
+)
 from .sinusoidal import sinusoidal_positions
 from .t5 import _check_buckets, t5_bias_traced, t5_buckets
-from .tasks import IGNORE
+from .tasks import IGNORE, Task, has_target
 
 # Double precision, so trained results do not depend on the machine. Every CPU's BLAS kernel sums
 # in its own order; in float32 that rounding difference grows through a few hundred Adam steps into
@@ -43,7 +49,52 @@ DTYPE = np.float64
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Everything that defines a model's shape. ``max_len`` sizes the learned table."""
+    """Everything that defines a model's shape. ``max_len`` sizes the learned table.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Tokens 0 .. vocab_size - 1 (at least 2).
+    scheme : str
+        The position scheme, one of `SCHEMES`: "none", "sinusoidal", "learned", "rope", "alibi",
+        "t5".
+    d_model : int
+        Width of the token vectors (a multiple of n_heads; each head's width even for RoPE).
+    n_heads : int
+        Attention heads per layer.
+    n_layers : int
+        Attention blocks.
+    mlp : bool
+        Add a ReLU MLP (width 4 d_model) after each attention.
+    max_len : int
+        The training length: rows of a learned table, YaRN's original context.
+    base : float
+        Of the sinusoids and of RoPE's frequencies (> 1); NTK-aware scaling raises it.
+    rope_positions_scale : float
+        Position interpolation: RoPE positions are divided by it (1: none).
+    yarn_scale : float
+        YaRN for a context this many times max_len (1: none).
+    yarn_alpha, yarn_beta : float
+        YaRN's ramp, in turns over max_len (0 <= alpha < beta).
+    learned_init_std : float
+        Standard deviation of a learned table's initial entries.
+    t5_buckets : int
+        T5's buckets (causal).
+    t5_max_distance : int
+        Distances from here on share T5's last bucket.
+    bos : bool
+        Put a start token before every sequence.
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=16, scheme="rope", d_model=32, n_heads=4)
+    >>> config.head_dim, config.with_(rope_positions_scale=4.0).rope_positions_scale
+    (8, 4.0)
+    >>> ModelConfig(vocab_size=16, scheme="absolute")
+    Traceback (most recent call last):
+    ...
+    ValueError: ModelConfig: scheme must be one of 'none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', got 'absolute'
+    """
 
     vocab_size: int
     scheme: str = "none"
@@ -63,6 +114,7 @@ class ModelConfig:
     bos: bool = False  # put a start token before every sequence
 
     def __post_init__(self):
+        """Check every field, so a bad configuration fails where it is written."""
         check_int("ModelConfig", "vocab_size", self.vocab_size, minimum=2)
         check_choice("ModelConfig", "scheme", self.scheme, SCHEMES)
         check_int("ModelConfig", "d_model", self.d_model, minimum=2)
@@ -73,9 +125,16 @@ class ModelConfig:
         check_real("ModelConfig", "rope_positions_scale", self.rope_positions_scale, greater_than=0)
         check_real("ModelConfig", "yarn_scale", self.yarn_scale, greater_than=0)
         check_real("ModelConfig", "learned_init_std", self.learned_init_std, greater_than=0)
+        check_bool("ModelConfig", "mlp", self.mlp)
+        alpha = check_real("ModelConfig", "yarn_alpha", self.yarn_alpha, at_least=0)
+        beta = check_real("ModelConfig", "yarn_beta", self.yarn_beta)
+        if beta <= alpha:
+            raise ValueError(
+                f"ModelConfig: yarn_beta must be > yarn_alpha, got yarn_alpha={alpha}, "
+                f"yarn_beta={beta}"
+            )
         _check_buckets("ModelConfig", self.t5_buckets, self.t5_max_distance, False)
-        if not isinstance(self.bos, bool):
-            raise TypeError(f"ModelConfig: bos must be True or False, got {self.bos!r}")
+        check_bool("ModelConfig", "bos", self.bos)
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"ModelConfig: d_model must be a multiple of n_heads, got {self.d_model} and "
@@ -89,16 +148,41 @@ class ModelConfig:
 
     @property
     def head_dim(self):
+        """Width of one head: d_model / n_heads."""
         return self.d_model // self.n_heads
 
     def with_(self, **changes):
-        """A copy with some fields changed (e.g. a larger RoPE base for NTK scaling)."""
+        """Return a copy with some fields changed (e.g. a larger RoPE base for NTK scaling)."""
         return replace(self, **changes)
 
 
 def init_params(config, seed=0):
-    """Random initial parameters: a dict of numpy arrays, reproducible from ``seed``."""
-    rng = np.random.default_rng(seed)
+    """Random initial parameters, reproducible from ``seed``.
+
+    Token table N(0, 1); projections N(0, 1/fan_in); a learned position table with
+    ``config.learned_init_std``; T5's bias table N(0, 0.1), drawn last so the other parameters
+    are the same as the other schemes' for the same seed.
+
+    Parameters
+    ----------
+    config : ModelConfig
+        The model's shape (`parameter_shapes` lists what is drawn).
+    seed : int
+        Seeds every draw.
+
+    Returns
+    -------
+    dict
+        Parameter name -> float64 array.
+
+    Examples
+    --------
+    >>> params = init_params(ModelConfig(vocab_size=8, scheme="learned", d_model=4, max_len=16))
+    >>> params["pos"].shape, n_parameters(params)
+    ((16, 4), 192)
+    """
+    config = _check_config("init_params", config)
+    rng = np.random.default_rng(check_int("init_params", "seed", seed, minimum=0))
     d, v = config.d_model, config.vocab_size
 
     def matrix(n_in, n_out):
@@ -123,7 +207,26 @@ def init_params(config, seed=0):
 
 
 def n_parameters(params):
-    return sum(p.size for p in params.values())
+    """How many numbers a model's parameters hold.
+
+    Parameters
+    ----------
+    params : dict
+        Parameter name -> array.
+
+    Returns
+    -------
+    int
+        The total size of all the arrays.
+
+    Examples
+    --------
+    >>> n_parameters({"a": np.zeros((2, 3)), "b": np.zeros(4)})
+    10
+    """
+    if not isinstance(params, dict):
+        raise TypeError(f"n_parameters: params must be a dict of arrays, got {short(params)}")
+    return int(sum(np.size(p) for p in params.values()))
 
 
 def _norm(x):
@@ -132,16 +235,7 @@ def _norm(x):
     return centred / anp.sqrt(anp.mean(centred * centred, axis=-1, keepdims=True) + 1e-5)
 
 
-def _constant(x):
-    """The plain values of a traced array: what the gradient must not flow through."""
-    return getattr(x, "_value", x)
-
-
-def _softmax(scores):
-    # Softmax ignores a per-row constant, so the row maximum is subtracted as a constant:
-    # same result, and no gradient of max to compute.
-    e = anp.exp(scores - np.max(_constant(scores), axis=-1, keepdims=True))
-    return e / anp.sum(e, axis=-1, keepdims=True)
+_constant = _plain  # the plain values of a traced array: what the gradient must not flow through
 
 
 def _split_heads(x, b, t, h):
@@ -152,19 +246,22 @@ def _split_heads(x, b, t, h):
 
 
 def _sinusoidal_added(params, config, t):
-    """Added to the input: the (T, d) sinusoidal table."""
+    """Return the (T, d) sinusoidal table, added to the input."""
     return sinusoidal_positions(t, config.d_model, base=config.base, dtype=DTYPE)
 
 
 def _learned_added(params, config, t):
-    """Added to the input: the first T rows of the trained table."""
+    """Return the first T rows of the trained table, added to the input."""
     return params["pos"][:t]
 
 
 def _rope_rotation(config, t):
-    """Rotating q and k: cos and sin tables for positions 0 .. t-1, with interpolation (positions
-    divided by ``rope_positions_scale``) or YaRN (its frequencies and temperature) if configured."""
-    positions = np.arange(t) / config.rope_positions_scale
+    """Return the cos and sin tables that rotate q and k.
+
+    The tables for positions 0 .. t-1, with interpolation (positions divided by
+    ``rope_positions_scale``) or YaRN (its frequencies and temperature) if configured.
+    """
+    positions = interpolate_positions(np.arange(t), config.rope_positions_scale)
     frequencies, factor = None, 1.0
     if config.yarn_scale > 1:
         frequencies = yarn_frequencies(
@@ -201,6 +298,20 @@ class Scheme:
     added : (params, config, T) -> (T, d), added to the token embeddings once, before layer 0;
     rotation : (config, T) -> (cos, sin), rotating queries and keys in every layer;
     bias : (params, config, T) -> (H, T, T), added to every head's scores in every layer.
+
+    Parameters
+    ----------
+    added : callable, optional
+        (params, config, T) -> (T, d), added to the token embeddings once, before layer 0.
+    rotation : callable, optional
+        (config, T) -> (cos, sin), rotating queries and keys in every layer.
+    bias : callable, optional
+        (params, config, T) -> (H, T, T), added to every head's scores in every layer.
+
+    Examples
+    --------
+    >>> SCHEME_PARTS["alibi"].bias is not None, SCHEME_PARTS["alibi"].added
+    (True, None)
     """
 
     added: Callable | None = None
@@ -219,20 +330,170 @@ SCHEME_PARTS = {
 SCHEMES = tuple(SCHEME_PARTS)
 
 
+def _check_config(func, config):
+    if not isinstance(config, ModelConfig):
+        raise TypeError(f"{func}: config must be a ModelConfig, got {short(config)}")
+    return config
+
+
+def parameter_shapes(config):
+    """Return the name and shape of every parameter a model of ``config`` has.
+
+    They are what `init_params` draws, and what `forward` checks ``params`` against.
+
+    Parameters
+    ----------
+    config : ModelConfig
+        The model's shape.
+
+    Returns
+    -------
+    dict
+        Parameter name -> shape tuple.
+
+    Examples
+    --------
+    >>> parameter_shapes(ModelConfig(vocab_size=8, d_model=4))
+    {'tok': (8, 4), 'out': (4, 8), 'wq0': (4, 4), 'wk0': (4, 4), 'wv0': (4, 4), 'wo0': (4, 4)}
+    """
+    config = _check_config("parameter_shapes", config)
+    d, v = config.d_model, config.vocab_size
+    shapes = {"tok": (v + config.bos, d), "out": (d, v)}
+    if config.scheme == "learned":
+        shapes["pos"] = (config.max_len + config.bos, d)
+    for layer in range(config.n_layers):
+        shapes.update({f"{name}{layer}": (d, d) for name in ("wq", "wk", "wv", "wo")})
+        if config.mlp:
+            shapes[f"mlp_in{layer}"] = (d, 4 * d)
+            shapes[f"mlp_out{layer}"] = (4 * d, d)
+    if config.scheme == "t5":
+        shapes["t5"] = (config.n_heads, config.t5_buckets)
+    return shapes
+
+
+def _check_params(func, params, config):
+    params = _plain(params)  # autograd traces the dict itself while it differentiates
+    if not isinstance(params, dict):
+        raise TypeError(
+            f"{func}: params must be a dict of arrays (from init_params), got {short(params)}"
+        )
+    for name, shape in parameter_shapes(config).items():
+        if name not in params:
+            raise ValueError(
+                f"{func}: params has no {name!r}, which a {config.scheme} model of "
+                f"n_layers={config.n_layers}, mlp={config.mlp} needs: were they made for "
+                f"another configuration?"
+            )
+        if tuple(np.shape(params[name])) != shape:
+            raise ValueError(
+                f"{func}: params[{name!r}] must have shape {shape} for this configuration, got "
+                f"{tuple(np.shape(params[name]))}"
+            )
+
+
+def _check_tokens(func, tokens, config):
+    tokens = check_ids(func, "tokens", tokens, high=config.vocab_size, ndim=2)
+    if tokens.shape[1] == 0:
+        raise ValueError(
+            f"{func}: tokens must hold at least one token per sequence, got shape {tokens.shape}"
+        )
+    return tokens
+
+
+def _check_targets(func, targets, shape, config):
+    targets = np.asarray(targets)
+    if targets.shape != shape or not np.issubdtype(targets.dtype, np.integer):
+        raise ValueError(
+            f"{func}: targets must be integers of the tokens' shape {shape}, got "
+            f"{targets.dtype} of shape {targets.shape}"
+        )
+    bad = (targets < IGNORE) | (targets >= config.vocab_size)
+    if np.any(bad):
+        index = tuple(np.argwhere(bad)[0].tolist())
+        raise ValueError(
+            f"{func}: targets must hold ids 0..{config.vocab_size - 1} or {IGNORE} (no target), "
+            f"got {targets[index]} at index {index}"
+        )
+    return targets
+
+
+def length_problem(config, length):
+    """Why a model of ``config`` cannot run on ``length`` tokens, or None.
+
+    Only a learned table has a limit (`~posenc_lib.learned.table_too_short`); every other scheme
+    is defined at every position.
+
+    Parameters
+    ----------
+    config : ModelConfig
+        The model.
+    length : int
+        Tokens per sequence.
+
+    Returns
+    -------
+    str or None
+        The explanation, or None when the model can run.
+
+    Examples
+    --------
+    >>> length_problem(ModelConfig(vocab_size=4, scheme="learned", max_len=8), 8) is None
+    True
+    >>> length_problem(ModelConfig(vocab_size=4, scheme="learned", max_len=8), 9)[:42]
+    'asked for 9 positions but the table has on'
+    """
+    config = _check_config("length_problem", config)
+    length = check_int("length_problem", "length", length, minimum=1)
+    return table_too_short(config.max_len, length) if config.scheme == "learned" else None
+
+
 def forward(params, tokens, config, *, return_attention=False):
     """Logits of shape (B, T, V) for int tokens of shape (B, T).
 
-    With ``return_attention`` also a list, one (B, H, T', T') array of weights per layer
-    (T' = T + 1 with a start token, which is then query and key 0).
-    Raises ValueError for a learned table shorter than T.
+    Parameters
+    ----------
+    params : dict
+        The model's parameters (`init_params`, or trained by `train`).
+    tokens : array_like of int, shape (B, T)
+        Token ids 0 .. V-1.
+    config : ModelConfig
+        The model's shape and position scheme.
+    return_attention : bool
+        Also return the attention weights of every layer.
+
+    Returns
+    -------
+    logits : ndarray, shape (B, T, V)
+        Unnormalised next-token scores.
+    attention : list of ndarray, shape (B, H, T', T')
+        Only with ``return_attention``: one array of weights per layer (T' = T + 1 with a start
+        token, which is then query and key 0).
+
+    Raises
+    ------
+    ValueError
+        For a learned table shorter than T, token ids outside 0 .. V-1, or parameters of
+        another configuration.
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=5, d_model=4)
+    >>> forward(init_params(config), [[0, 4, 2]], config).shape
+    (1, 3, 5)
     """
+    return _forward("forward", params, tokens, config, return_attention=return_attention)
+
+
+def _forward(func, params, tokens, config, *, return_attention=False):
+    config = _check_config(func, config)
+    _check_params(func, params, config)
+    tokens = _check_tokens(func, tokens, config)
+    return_attention = check_bool(func, "return_attention", return_attention)
     b, t = tokens.shape
     h = config.n_heads
-    if t > config.max_len and config.scheme == "learned":
-        raise ValueError(
-            f"forward: a learned table of max_len={config.max_len} has no rows for "
-            f"positions {config.max_len}..{t - 1}"
-        )
+    problem = length_problem(config, t)
+    if problem:
+        raise ValueError(f"{func}: {problem}")
     if config.bos:
         tokens = np.concatenate([np.full((b, 1), config.vocab_size), tokens], axis=1)
         t += 1
@@ -252,7 +513,7 @@ def forward(params, tokens, config, *, return_attention=False):
         if rotation is not None:
             q, k = rope_rotate(q, *rotation), rope_rotate(k, *rotation)
         scores = anp.matmul(q, anp.swapaxes(k, -1, -2)) / float(np.sqrt(config.head_dim)) + bias
-        weights = _softmax(anp.where(visible, scores, -1e9))
+        weights = _stable_softmax(anp.where(visible, scores, -1e9), xp=anp)
         if return_attention:
             attention.append(_constant(weights))
         mixed = anp.reshape(anp.transpose(anp.matmul(weights, v), (0, 2, 1, 3)), (b, t, -1))
@@ -267,23 +528,151 @@ def forward(params, tokens, config, *, return_attention=False):
     return (logits, attention) if return_attention else logits
 
 
+def _token_losses(logits, targets, xp=np):
+    """-log p(target) at every position, 0 where there is no target.
+
+    The one cross-entropy of the library (training's loss and evaluation's both use it).
+    """
+    vocab_size = logits.shape[-1]
+    one_hot = np.eye(vocab_size, dtype=DTYPE)[np.where(has_target(targets), targets, 0)]
+    one_hot = one_hot * has_target(targets)[..., None]  # no target: a row of zeros
+    return xp.sum(-_stable_log_softmax(logits, xp=xp) * one_hot, axis=-1)
+
+
+def _correct(logits, targets):
+    """Return True where the most likely token is the target (never where there is none)."""
+    return (np.argmax(logits, axis=-1) == targets) & has_target(targets)
+
+
+def token_losses(logits, targets):
+    """Cross-entropy -log p(target) in nats at every position, 0 where there is no target.
+
+    Parameters
+    ----------
+    logits : array_like, shape (..., V)
+        Unnormalised scores.
+    targets : array_like of int, shape logits.shape[:-1]
+        Token ids 0 .. V-1, or -1 (`~posenc_lib.tasks.IGNORE`) for "no target here".
+
+    Returns
+    -------
+    ndarray, shape logits.shape[:-1]
+        Non-negative losses; exactly 0 where there is no target.
+
+    Examples
+    --------
+    >>> token_losses([[0.0, 0.0], [0.0, 0.0]], [1, -1]).round(4)   # log 2, then no target
+    array([0.6931, 0.    ])
+    """
+    logits, targets = _check_logits_and_targets("token_losses", logits, targets)
+    return _token_losses(logits, targets)
+
+
+def accuracy(logits, targets):
+    """Return the share of targets whose token has the largest logit; positions without one ignored.
+
+    Parameters
+    ----------
+    logits : array_like, shape (..., V)
+        Unnormalised scores.
+    targets : array_like of int, shape logits.shape[:-1]
+        Token ids 0 .. V-1, or -1 (`~posenc_lib.tasks.IGNORE`) for "no target here".
+
+    Returns
+    -------
+    float or None
+        Correct predictions / targets; None when there is no target at all.
+
+    Examples
+    --------
+    >>> accuracy([[0.0, 1.0], [1.0, 0.0], [1.0, 0.0]], [1, 1, -1])   # 1 of 2 targets right
+    0.5
+    """
+    logits, targets = _check_logits_and_targets("accuracy", logits, targets)
+    n = int(np.sum(has_target(targets)))
+    return None if n == 0 else float(np.sum(_correct(logits, targets)) / n)
+
+
+def _check_logits_and_targets(func, logits, targets):
+    logits = check_array(func, "logits", logits, min_ndim=1)
+    targets = np.asarray(targets)
+    if targets.shape != logits.shape[:-1] or (
+        targets.size and not np.issubdtype(targets.dtype, np.integer)
+    ):
+        raise ValueError(
+            f"{func}: targets must be integers of shape logits.shape[:-1] = {logits.shape[:-1]}, "
+            f"got {targets.dtype} of shape {targets.shape}"
+        )
+    bad = (targets < IGNORE) | (targets >= logits.shape[-1])
+    if np.any(bad):
+        index = tuple(np.argwhere(bad)[0].tolist())
+        raise ValueError(
+            f"{func}: targets must hold ids 0..{logits.shape[-1] - 1} or {IGNORE} (no target), "
+            f"got {targets[index]} at index {index}"
+        )
+    return logits, targets
+
+
 def loss_fn(params, tokens, targets, config):
-    """Mean cross-entropy (nats) over the positions that have a target (target != -1)."""
-    logits = forward(params, tokens, config)
-    valid = targets != IGNORE
-    # Weight each position's one-hot target by 1 / (number of targets): the loss is a mean.
-    weights = (
-        np.eye(config.vocab_size, dtype=DTYPE)[np.where(valid, targets, 0)]
-        * (valid / max(valid.sum(), 1))[..., None]
-    ).astype(DTYPE)
-    shifted = logits - np.max(_constant(logits), axis=-1, keepdims=True)
-    log_norm = anp.log(anp.sum(anp.exp(shifted), axis=-1))
-    return anp.sum(log_norm * weights.sum(-1)) - anp.sum(shifted * weights)
+    """Mean cross-entropy in nats over the positions that have a target (target != -1).
+
+    Parameters
+    ----------
+    params : dict
+        The model's parameters (autograd differentiates with respect to them).
+    tokens : array_like of int, shape (B, T)
+        Token ids 0 .. V-1.
+    targets : array_like of int, shape (B, T)
+        The token to predict at each position, or -1 (`~posenc_lib.tasks.IGNORE`): no target.
+    config : ModelConfig
+        The model.
+
+    Returns
+    -------
+    float
+        Summed -log p(target) over the targets, divided by the number of targets (0 when
+        there is none).
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=4, d_model=4)
+    >>> params = init_params(config)
+    >>> params["out"] = np.zeros((4, 4))    # every token equally likely: log 4 per target
+    >>> round(float(loss_fn(params, [[0, 1, 2]], [[-1, 2, 3]], config)), 4)
+    1.3863
+    """
+    config = _check_config("loss_fn", config)
+    tokens = _check_tokens("loss_fn", tokens, config)
+    targets = _check_targets("loss_fn", targets, tokens.shape, config)
+    logits = _forward("loss_fn", params, tokens, config)
+    n_targets = max(int(np.sum(has_target(targets))), 1)
+    return anp.sum(_token_losses(logits, targets, xp=anp)) / n_targets
 
 
 @dataclass
 class TrainResult:
-    """What `train` returns: the parameters, the loss of every step, optional snapshots."""
+    """What `train` returns: the parameters, the loss of every step, optional snapshots.
+
+    Parameters
+    ----------
+    config : ModelConfig
+        The model trained.
+    params : dict
+        Its parameters after training.
+    losses : list of float
+        The training loss of every step.
+    snapshots : dict
+        Step -> a copy of the parameters, when ``train(..., snapshot_every=N)``.
+    interrupted : bool
+        True when training was stopped early (Ctrl-C); the parameters are those reached.
+
+    Examples
+    --------
+    >>> from posenc_lib.tasks import lookback
+    >>> result = train(ModelConfig(vocab_size=16, d_model=8), lookback(1), steps=2, progress=False)
+    >>> sorted(result.params)[:3], len(result.losses), result.snapshots
+    (['out', 'tok', 'wk0'], 2, {})
+    """
 
     config: ModelConfig
     params: dict
@@ -313,24 +702,61 @@ def train(
     Parameters
     ----------
     config : ModelConfig
+        The model to train.
     task : Task
         From `posenc_lib.tasks`; its vocabulary must match ``config.vocab_size``.
-    steps, batch_size, length : int
+    steps : int
+        Adam steps (0 returns the initial parameters).
+    batch_size : int
+        Sequences per step.
+    length : int
+        Tokens per training sequence.
     lr : float
         Adam's step size (betas 0.9, 0.99).
+    seed : int
+        Seeds the initial parameters and every training batch.
     snapshot_every : int, optional
         Keep a copy of the parameters every this many steps (and at step 0).
     progress : bool
         Show a progress bar (tqdm.auto: a widget in notebooks, text elsewhere).
     init : dict, optional
         Start from these parameters (fine-tuning) instead of a fresh initialisation.
+
+    Returns
+    -------
+    TrainResult
+        The parameters, the loss of every step, and the snapshots.
+
+    Examples
+    --------
+    >>> from posenc_lib.tasks import lookback
+    >>> config = ModelConfig(vocab_size=16, d_model=8)
+    >>> result = train(config, lookback(1), steps=3, batch_size=2, length=8, progress=False)
+    >>> len(result.losses), result.interrupted
+    (3, False)
     """
+    func = "train"
+    config = _check_config(func, config)
+    if not isinstance(task, Task):
+        raise TypeError(f"{func}: task must be a Task (see posenc_lib.tasks), got {short(task)}")
     if task.vocab_size != config.vocab_size:
         raise ValueError(
             f"train: task {task.name} has vocab_size {task.vocab_size} but the model has "
             f"{config.vocab_size}"
         )
-    steps = check_int("train", "steps", steps, minimum=0)
+    steps = check_int(func, "steps", steps, minimum=0)
+    batch_size = check_int(func, "batch_size", batch_size, minimum=1)
+    length = check_int(func, "length", length, minimum=1)
+    problem = length_problem(config, length)
+    if problem:
+        raise ValueError(f"{func}: length={length}: {problem}")
+    lr = check_real(func, "lr", lr, greater_than=0)
+    seed = check_int(func, "seed", seed, minimum=0)
+    if snapshot_every is not None:
+        snapshot_every = check_int(func, "snapshot_every", snapshot_every, minimum=1)
+    progress = check_bool(func, "progress", progress)
+    if init is not None:
+        _check_params(func, init, config)
     rng = np.random.default_rng(seed)
     params = init_params(config, seed) if init is None else {k: p.copy() for k, p in init.items()}
     moment1 = {k: np.zeros_like(p) for k, p in params.items()}
@@ -390,6 +816,23 @@ def evaluate_positions(params, config, task, length, *, n_tokens=4096, seed=1234
     tasks) or the summed loss in nats (loss tasks) and ``counts[p]`` the number of targets, so
     ``totals / counts`` is the per-position curve and any region's value is a ratio of sums.
 
+    Parameters
+    ----------
+    params : dict
+        The model's parameters.
+    config : ModelConfig
+        The model.
+    task : Task
+        What to score it on (its ``metric`` says accuracy or loss).
+    length : int
+        Tokens per evaluation sequence.
+    n_tokens : int
+        Roughly how many positions to score.
+    seed : int
+        Seeds the evaluation sequences (the same for every model).
+    batch_size : int
+        Sequences per forward pass (capped so that a batch holds at most 8192 tokens).
+
     Returns
     -------
     totals, counts : ndarray, shape (length,)
@@ -404,7 +847,21 @@ def evaluate_positions(params, config, task, length, *, n_tokens=4096, seed=1234
     >>> counts.tolist()      # lookback-3 has no target at positions 0-2
     [0, 0, 0, 8, 8, 8, 8, 8]
     """
-    if config.scheme == "learned" and length > config.max_len:
+    return _evaluate_positions(
+        "evaluate_positions", params, config, task, length, n_tokens, seed, batch_size
+    )
+
+
+def _evaluate_positions(func, params, config, task, length, n_tokens, seed, batch_size):
+    config = _check_config(func, config)
+    if not isinstance(task, Task):
+        raise TypeError(f"{func}: task must be a Task (see posenc_lib.tasks), got {short(task)}")
+    length = check_int(func, "length", length, minimum=1)
+    n_tokens = check_int(func, "n_tokens", n_tokens, minimum=1)
+    seed = check_int(func, "seed", seed, minimum=0)
+    batch_size = check_int(func, "batch_size", batch_size, minimum=1)
+    _check_params(func, params, config)
+    if length_problem(config, length):
         return None
     rng = np.random.default_rng(seed)
     n_sequences = max(1, -(-n_tokens // length))
@@ -412,27 +869,46 @@ def evaluate_positions(params, config, task, length, *, n_tokens=4096, seed=1234
     totals, counts = np.zeros(length), np.zeros(length, dtype=np.int64)
     for start in range(0, n_sequences, batch_size):
         tokens, targets = task.sample(rng, min(batch_size, n_sequences - start), length)
-        logits = forward(params, tokens, config)
-        valid = targets != IGNORE
+        logits = _forward(func, params, tokens, config)
         if task.metric == "accuracy":
-            totals += np.sum((logits.argmax(-1) == targets) & valid, axis=0)
+            totals += np.sum(_correct(logits, targets), axis=0)
         else:
-            shifted = logits - logits.max(-1, keepdims=True)
-            log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
-            picked = np.take_along_axis(log_probs, np.where(valid, targets, 0)[..., None], -1)
-            totals -= np.sum(picked[..., 0] * valid, axis=0)
-        counts += valid.sum(axis=0)
+            totals += np.sum(_token_losses(logits, targets), axis=0)
+        counts += np.sum(has_target(targets), axis=0)
     return totals, counts
 
 
 def region_value(totals, counts, start=0):
-    """The metric over query positions >= ``start``: a ratio of sums (None if no targets).
+    """Return the metric over query positions >= ``start``: a ratio of sums (None if no targets).
+
+    Parameters
+    ----------
+    totals : array_like, shape (T,)
+        Per position: correct predictions or summed loss (`evaluate_positions`).
+    counts : array_like of int, shape (T,)
+        Per position: the number of targets.
+    start : int
+        The first query position of the region.
+
+    Returns
+    -------
+    float or None
+        sum(totals[start:]) / sum(counts[start:]), None when that region has no target.
 
     Examples
     --------
     >>> region_value(np.array([0.0, 3, 1]), np.array([0, 4, 4]), start=2)
     0.25
     """
+    func = "region_value"
+    totals = check_array(func, "totals", totals, ndim=1)
+    counts = check_array(func, "counts", counts, ndim=1)
+    if counts.shape != totals.shape or np.any(counts < 0):
+        raise ValueError(
+            f"{func}: counts must be non-negative, one per position of totals {totals.shape}, "
+            f"got shape {counts.shape}"
+        )
+    start = check_int(func, "start", start, minimum=0)
     n = int(np.sum(counts[start:]))
     return None if n == 0 else float(np.sum(totals[start:]) / n)
 
@@ -442,33 +918,97 @@ def evaluate(params, config, task, length, *, n_tokens=4096, seed=1234, batch_si
 
     About ``n_tokens`` predictions are scored at every length (fewer, longer sequences at long
     lengths), so every length is measured to the same precision. `evaluate_positions` gives the
-    same measurement position by position.
-
-    Returns None when the model has no parameters for that length (a learned table shorter
-    than ``length``): "cannot run" is a result, not a crash.
-    """
-    scored = evaluate_positions(
-        params, config, task, length, n_tokens=n_tokens, seed=seed, batch_size=batch_size
-    )
-    if scored is None:
-        return None
-    totals, counts = scored
-    return float(np.sum(totals) / max(np.sum(counts), 1))
-
-
-def attention_maps(params, config, tokens):
-    """Attention weights of every layer for int tokens (B, T): a list of (B, H, T, T) arrays."""
-    return forward(params, np.asarray(tokens), config, return_attention=True)[1]
-
-
-def attention_peak_offsets(params, config, tokens, *, layer=0):
-    """Where each query looks hardest: query position minus the position of the key with the
-    largest attention weight, for every head.
+    same measurement position by position. Positions without a target are not scored: the
+    value is a sum over targets divided by the number of targets.
 
     Parameters
     ----------
+    params : dict
+        The model's parameters.
+    config : ModelConfig
+        The model.
+    task : Task
+        What to score it on.
+    length : int
+        Tokens per evaluation sequence.
+    n_tokens : int
+        Roughly how many positions to score.
+    seed : int
+        Seeds the evaluation sequences.
+    batch_size : int
+        Sequences per forward pass.
+
+    Returns
+    -------
+    float or None
+        Accuracy (higher is better) or loss in nats per target (lower is better); None when
+        the model has no parameters for that length (a learned table shorter than
+        ``length``): "cannot run" is a result, not a crash.
+
+    Examples
+    --------
+    >>> from posenc_lib.tasks import lookback
+    >>> config = ModelConfig(vocab_size=16, scheme="learned", d_model=8, max_len=8)
+    >>> evaluate(init_params(config), config, lookback(3), 16) is None
+    True
+    """
+    scored = _evaluate_positions(
+        "evaluate", params, config, task, length, n_tokens, seed, batch_size
+    )
+    if scored is None:
+        return None
+    return region_value(*scored)
+
+
+def attention_maps(params, config, tokens):
+    """Attention weights of every layer for int tokens (B, T).
+
+    Parameters
+    ----------
+    params : dict
+        The model's parameters.
+    config : ModelConfig
+        The model.
     tokens : array_like of int, shape (B, T)
+        Token ids 0 .. V-1.
+
+    Returns
+    -------
+    list of ndarray, shape (B, H, T', T')
+        One array per layer; T' = T + 1 with a start token (query and key 0).
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=4, d_model=4, n_heads=2, n_layers=3)
+    >>> [m.shape for m in attention_maps(init_params(config), config, [[0, 1, 2]])]
+    [(1, 2, 3, 3), (1, 2, 3, 3), (1, 2, 3, 3)]
+    """
+    return _forward("attention_maps", params, tokens, config, return_attention=True)[1]
+
+
+def _layer_maps(func, params, config, tokens, layer):
+    maps = _forward(func, params, tokens, config, return_attention=True)[1]
+    layer = check_int(func, "layer", layer, minimum=0)
+    if layer >= len(maps):
+        raise ValueError(f"{func}: layer must be < n_layers = {len(maps)}, got {layer}")
+    return maps[layer]
+
+
+def attention_peak_offsets(params, config, tokens, *, layer=0):
+    """Where each query looks hardest, for every head.
+
+    The query position minus the position of the key with the largest attention weight.
+
+    Parameters
+    ----------
+    params : dict
+        The model's parameters.
+    config : ModelConfig
+        The model.
+    tokens : array_like of int, shape (B, T)
+        Token ids 0 .. V-1.
     layer : int
+        Which layer's attention to read.
 
     Returns
     -------
@@ -482,18 +1022,25 @@ def attention_peak_offsets(params, config, tokens, *, layer=0):
     >>> int(attention_peak_offsets(init_params(config), config, [[0, 1, 2]])[0, 0, 0])  # query 0
     0
     """
-    maps = attention_maps(params, config, tokens)
-    layer = check_int("attention_peak_offsets", "layer", layer, minimum=0)
-    if layer >= len(maps):
-        raise ValueError(
-            f"attention_peak_offsets: layer must be < n_layers = {len(maps)}, got {layer}"
-        )
-    weights = maps[layer]
+    weights = _layer_maps("attention_peak_offsets", params, config, tokens, layer)
     return np.arange(weights.shape[-1]) - weights.argmax(-1)
 
 
 def attention_at_offset(params, config, tokens, offset, *, layer=0):
-    """The weight each query gives the key ``offset`` positions back, for every head.
+    """Return the weight each query gives the key ``offset`` positions back, for every head.
+
+    Parameters
+    ----------
+    params : dict
+        The model's parameters.
+    config : ModelConfig
+        The model.
+    tokens : array_like of int, shape (B, T)
+        Token ids 0 .. V-1.
+    offset : int
+        How far back the key is (0: the query itself).
+    layer : int
+        Which layer's attention to read.
 
     Returns
     -------
@@ -508,7 +1055,7 @@ def attention_at_offset(params, config, tokens, offset, *, layer=0):
     1.0
     """
     offset = check_int("attention_at_offset", "offset", offset, minimum=0)
-    weights = attention_maps(params, config, tokens)[layer]
+    weights = _layer_maps("attention_at_offset", params, config, tokens, layer)
     t = weights.shape[-1]
     queries = np.arange(t)
     out = np.full(weights.shape[:-1], np.nan)

@@ -1,5 +1,7 @@
-"""Figures of the course. Each function draws into a given Axes and returns its artists, so
-notebooks compose them and widgets update them in place. No math lives here.
+"""Figures of the course.
+
+Each function draws into a given Axes and returns its artists, so notebooks compose them and widgets
+update them in place. No math lives here.
 
 One house style for every figure (`use_house_style`): the Okabe-Ito colour-blind-safe palette,
 and every series also differs by marker and line style, so no figure depends on colour alone;
@@ -11,6 +13,8 @@ with ``POSENC_CHECK_FIGURES=1`` (set by `make test`) every ``plt.show()`` checks
 import os
 
 import numpy as np
+
+from ._checks import check_choice, check_int
 
 # Okabe and Ito's palette: distinguishable with every common colour-vision deficiency.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
@@ -57,6 +61,18 @@ def use_house_style():
     Series drawn with plain ``ax.plot`` cycle through `PALETTE`, `MARKERS` and `LINESTYLES`
     together. With the environment variable ``POSENC_CHECK_FIGURES=1``, ``plt.show()`` first
     checks the figure with `style_problems` and raises ValueError listing what is wrong.
+
+    Returns
+    -------
+    None
+        matplotlib's ``rcParams`` are changed in place.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> use_house_style()
+    >>> plt.rcParams["lines.markersize"]
+    4.0
     """
     import matplotlib.pyplot as plt
     from cycler import cycler
@@ -89,12 +105,32 @@ def use_house_style():
 
 
 def legend_outside(ax, **kwargs):
-    """A legend to the right of the axes, off the data; returns the Legend."""
+    """Put a legend to the right of the axes, off the data, and return it.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes whose labelled artists the legend lists.
+    **kwargs
+        Passed on to ``Axes.legend``.
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> _ = ax.plot([0, 1], label="a")
+    >>> legend_outside(ax).get_texts()[0].get_text()
+    'a'
+    """
     return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kwargs)
 
 
 def style_problems(fig):
-    """What in a finished figure breaks the house style (an empty list when nothing does).
+    """Return what in a finished figure breaks the house style (an empty list when nothing does).
 
     Checked: two labelled series in one axes that differ by colour alone (same marker and same
     line style); an image (heatmap) with no colorbar for it or for an image of the same colormap
@@ -170,6 +206,37 @@ def heatmap(
 
     ``colorbar`` may be True or a label for the colorbar (what the colours mean). The image is
     antialiased, so a matrix with more rows than pixels does not alias into moire.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    matrix : array_like, shape (M, N)
+        The values.
+    labels : list of str, optional
+        Token labels for both axes (`set_token_ticks`).
+    title : str, optional
+        The axes' title.
+    cmap : str
+        A colormap (viridis; RdBu for signed values).
+    vmin, vmax : float, optional
+        The colour scale's limits.
+    xlabel, ylabel : str
+        Axis labels.
+    colorbar : bool or str
+        Draw a colorbar; a str is its label.
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> image = heatmap(ax, np.eye(3), vmin=0, vmax=1, colorbar="weight")
+    >>> image.get_array().shape
+    (3, 3)
     """
     matrix = np.asarray(matrix)
     image = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="antialiased")
@@ -186,7 +253,27 @@ def heatmap(
 
 
 def set_token_ticks(ax, labels):
-    """Label both axes of a token-by-token heatmap with the tokens."""
+    """Label both axes of a token-by-token heatmap with the tokens.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        A heatmap's axes.
+    labels : list of str
+        One token per row and column.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> set_token_ticks(ax, ["the", "dog"])
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['the', 'dog']
+    """
     ticks = np.arange(len(labels))
     ax.set_xticks(ticks, labels, rotation=90)
     ax.set_yticks(ticks, labels)
@@ -199,6 +286,31 @@ def grouped_bars(ax, vectors, names, *, title=None, xlabel="dimension", ylabel="
     """Bars of several vectors side by side per dimension; return one BarContainer per vector.
 
     Each vector's bars have their own colour and hatching, so they differ by more than colour.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    vectors : sequence of array_like
+        Vectors of the same length.
+    names : sequence of str
+        One legend label per vector.
+    title : str, optional
+        The axes' title.
+    xlabel, ylabel : str
+        Axis labels.
+
+    Returns
+    -------
+    list of matplotlib.container.BarContainer
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> bars = grouped_bars(ax, [[1.0, 2.0], [2.0, 1.0]], ["A", "B"])
+    >>> len(bars), len(bars[0])
+    (2, 2)
     """
     vectors = [np.asarray(v) for v in vectors]
     width = 0.8 / len(vectors)
@@ -231,6 +343,32 @@ def clock_faces(ax, angles, *, labels=None, highlight=None, spacing=2.6):
     That point is exactly a (sin, cos) pair of the encoding: at angle 0 the hand points to 12
     o'clock and it turns clockwise as the angle grows, like a real clock hand.
     Returns (hands, dots): one Line2D hand and one tip marker per clock.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw (its axis lines are hidden).
+    angles : sequence of float
+        One angle per clock, in radians.
+    labels : sequence of str, optional
+        A label under each clock.
+    highlight : int, optional
+        The clock drawn in the highlight colour.
+    spacing : float
+        Distance between clock centres.
+
+    Returns
+    -------
+    hands, dots : list of matplotlib.lines.Line2D
+        One hand and one tip marker per clock.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> hands, dots = clock_faces(ax, [0.0, np.pi / 2])
+    >>> np.round(hands[1].get_xydata()[1], 6)   # a quarter turn points to 3 o'clock
+    array([3.6, 0. ])
     """
     theta = np.linspace(0, 2 * np.pi, 90)
     hands, dots = [], []
@@ -253,7 +391,30 @@ def clock_faces(ax, angles, *, labels=None, highlight=None, spacing=2.6):
 
 
 def set_clock_hands(hands, dots, angles, spacing=2.6):
-    """Turn the hands drawn by `clock_faces` to new angles."""
+    """Turn the hands drawn by `clock_faces` to new angles.
+
+    Parameters
+    ----------
+    hands, dots : list of matplotlib.lines.Line2D
+        As `clock_faces` returns them.
+    angles : sequence of float
+        The new angles, one per clock.
+    spacing : float
+        As given to `clock_faces`.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> hands, dots = clock_faces(ax, [0.0])
+    >>> set_clock_hands(hands, dots, [np.pi])
+    >>> np.round(dots[0].get_xydata(), 6)   # half a turn: 6 o'clock
+    array([[ 0., -1.]])
+    """
     for n, (hand, dot, angle) in enumerate(zip(hands, dots, angles, strict=True)):
         cx = n * spacing
         hand.set_data([cx, cx + np.sin(angle)], [0, np.cos(angle)])
@@ -264,6 +425,32 @@ def pair_waves(ax, positions, table, pair, *, marker=None):
     """Columns 2i (sin) and 2i+1 (cos) of ``table`` against position, with an optional marker.
 
     Returns (sin_line, cos_line, marker_line).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    positions : array_like, shape (N,)
+        The x values.
+    table : array_like, shape (N, d_model)
+        A sinusoidal table (rows at ``positions``).
+    pair : int
+        The pair i whose columns are drawn.
+    marker : float, optional
+        Where to draw a vertical marker (hidden when None).
+
+    Returns
+    -------
+    sin_line, cos_line, marker_line : matplotlib.lines.Line2D
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> from posenc_lib.sinusoidal import sinusoidal_positions
+    >>> sin_line, cos_line, marker = pair_waves(ax, np.arange(8), sinusoidal_positions(8, 4), 0)
+    >>> sin_line.get_label(), marker.get_visible()
+    ('sin: column 2i', False)
     """
     n = len(positions)
     (sin_line,) = ax.plot(
@@ -287,6 +474,33 @@ def similarity_curves(ax, distances, curves, *, title=None, ylabel="PE[p] . PE[p
 
     With several curves, each has its own colour, marker and line style, and the legend (unless
     ``legend=False``, for a panel that shares another's legend) sits outside the axes.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    distances : array_like, shape (N,)
+        The shifts k.
+    curves : dict
+        Name -> values at ``distances``.
+    title : str, optional
+        The axes' title.
+    ylabel : str
+        The y axis label.
+    legend : bool
+        Draw the legend (outside the axes) when there are several curves.
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> lines = similarity_curves(ax, [0, 1, 2], {"all": [2.0, 1.5, 0.6], "fast": [1.0, 0.5, -0.4]})
+    >>> [line.get_label() for line in lines]
+    ['all', 'fast']
     """
     lines = [
         ax.plot(distances, values, label=name, **series_style(k, len(distances)))[0]
@@ -303,7 +517,27 @@ def similarity_curves(ax, distances, curves, *, title=None, ylabel="PE[p] . PE[p
 
 
 def rope_plane(ax, limit=2.6):
-    """An empty square plane with axes through the origin, for one rotation pair."""
+    """Return an empty square plane with axes through the origin, for one rotation pair.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    limit : float
+        Half the width of the square shown.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> rope_plane(ax, limit=2.0)
+    >>> [float(v) for v in ax.get_xlim()]
+    [-2.0, 2.0]
+    """
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
     ax.set_xlim(-limit, limit)
@@ -315,7 +549,25 @@ def rope_plane(ax, limit=2.6):
 
 
 def rope_arrows(ax):
-    """Four arrows as lines: q and k before (faint) and after rotation; returns the Line2Ds."""
+    """Four arrows as lines: q and k before (faint) and after rotation; returns the Line2Ds.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        A plane from `rope_plane`.
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        q, k (faint, before rotation), then q, k (after).
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> len(rope_arrows(ax))
+    4
+    """
     styles = [(PALETTE[0], 0.3), (PALETTE[1], 0.3), (PALETTE[0], 1.0), (PALETTE[1], 1.0)]
     return [
         ax.plot([0, 0], [0, 0], "-", color=c, alpha=a, lw=2.5, marker="o", markevery=[1])[0]
@@ -324,7 +576,28 @@ def rope_arrows(ax):
 
 
 def set_rope_arrows(arrows, q, k, q_rotated, k_rotated):
-    """Point the arrows of `rope_arrows` at new 2-D vectors."""
+    """Point the arrows of `rope_arrows` at new 2-D vectors.
+
+    Parameters
+    ----------
+    arrows : list of matplotlib.lines.Line2D
+        As `rope_arrows` returns them.
+    q, k, q_rotated, k_rotated : array_like, shape (2,)
+        One pair of each vector.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> arrows = rope_arrows(ax)
+    >>> set_rope_arrows(arrows, [1, 0], [0, 1], [0, 1], [-1, 0])
+    >>> arrows[2].get_xydata()[1].tolist()
+    [0.0, 1.0]
+    """
     for line, vector in zip(arrows, (q, k, q_rotated, k_rotated), strict=True):
         line.set_data([0, vector[0]], [0, vector[1]])
 
@@ -334,6 +607,18 @@ def set_rope_arrows(arrows, q, k, q_rotated, k_rotated):
 
 def scheme_style(scheme, n=0):
     """One scheme's colour, marker and line style, the same in every figure of the course.
+
+    Parameters
+    ----------
+    scheme : str
+        A scheme of `~posenc_lib.model.SCHEMES` (others are styled by ``n``).
+    n : int
+        The series index to use for a scheme the model does not know.
+
+    Returns
+    -------
+    dict
+        Keyword arguments for ``Axes.plot``.
 
     Examples
     --------
@@ -349,11 +634,41 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
     """Metric against evaluation length, one line per scheme (range over seeds shaded).
 
     With ``region="unseen"`` the point at the training length is over all (trained) positions.
+
+    Parameters
+    ----------
+    records : list of dict
+        Study records (`~posenc_lib.experiments.run_study`).
+    config : str, optional
+        The configuration to plot (needed when the records hold several).
+    region : {"unseen", "all"}
+        Which query positions past the training length count.
+    axes : array of matplotlib.axes.Axes, optional
+        One per task (default: a new figure).
+    legend : bool
+        Draw the legend beside the last panel.
+
+    Returns
+    -------
+    ndarray of matplotlib.axes.Axes
+        One per task.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> records = [{"task": "t", "scheme": s, "config": "c", "seed": 0, "train_len": 8, "eval_len": n,
+    ...             "region": "all", "metric": "accuracy", "value": v}
+    ...            for s, n, v in [("rope", 8, 1.0), ("rope", 16, 0.5)]]
+    >>> axes = plot_results(records, region="all")
+    >>> axes[0].get_title()
+    't'
+    >>> plt.close("all")
     """
     import matplotlib.pyplot as plt
 
     from .experiments import _names, _one_config, select, summarize
 
+    check_choice("plot_results", "region", region, ("all", "unseen"))
     config = _one_config(records, config, "plot_results")
     rows = select(records, config=config, region=None)
     everywhere, region_summary = summarize(rows, config=config), summarize(rows, region=region)
@@ -399,11 +714,42 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
 
 
 def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None):
-    """The per-position curve of every scheme for one task and configuration (bands: seeds)."""
+    """Plot the per-position curve of every scheme for one task and configuration.
+
+    Each curve is the mean over seeds, with a band from the lowest to the highest seed.
+
+    Parameters
+    ----------
+    curves : list of dict
+        Per-position records (`~posenc_lib.experiments.load_study`).
+    task : str
+        The task to plot.
+    config : str, optional
+        The configuration (default: the study's default).
+    bin_width : int
+        Positions per point.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> curves = [{"task": "t", "scheme": "rope", "config": "4x8+mlp", "seed": 0, "train_len": 4,
+    ...            "eval_len": 4, "metric": "accuracy", "totals": [1, 2, 3, 4],
+    ...            "counts": [4, 4, 4, 4]}]
+    >>> plot_position_curves(curves, "t", bin_width=2).get_lines()[0].get_label()
+    'rope'
+    >>> plt.close("all")
+    """
     import matplotlib.pyplot as plt
 
     from .experiments import DEFAULT_CONFIG, position_curves, select
 
+    bin_width = check_int("plot_position_curves", "bin_width", bin_width, minimum=1)
     config = DEFAULT_CONFIG if config is None else config
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")

@@ -10,15 +10,44 @@ Context extension: position interpolation (`interpolate_positions`), NTK-aware s
 (`ntk_base`) and YaRN (`yarn_frequencies` with `yarn_attention_factor`).
 """
 
+from functools import lru_cache
+
 import numpy as np
 
-from ._checks import check_array, check_choice, check_int, check_real
+from ._checks import check_array, check_choice, check_int, check_real, short
+from .sinusoidal import BASE
+from .sinusoidal import frequencies as _sinusoid_frequencies
 
 CONVENTIONS = ("interleaved", "half")
 
 
-def rope_frequencies(d, base=10000.0):
-    """theta_i = base ** (-2i / d) for pairs i = 0 .. d/2 - 1.
+def _check_even(func, d):
+    d = check_int(func, "d", d, minimum=2)
+    if d % 2:
+        raise ValueError(f"{func}: d must be even to form rotation pairs, got d={d}")
+    return d
+
+
+def _check_base(func, base):
+    return check_real(func, "base", base, greater_than=1)
+
+
+def rope_frequencies(d, *, base=BASE):
+    """theta_i = base ** (-2i / d) for pairs i = 0 .. d/2 - 1 (radians per position).
+
+    The same formula as the sinusoidal table's `frequencies`, for the width d of a query or key.
+
+    Parameters
+    ----------
+    d : int
+        Width of the rotated vectors (even).
+    base : float
+        Greater than 1 (RoFormer: 10000; LLaMA 3: 500000).
+
+    Returns
+    -------
+    ndarray, shape (d/2,)
+        From 1 (pair 0) down towards 1 / base.
 
     Examples
     --------
@@ -26,71 +55,145 @@ def rope_frequencies(d, base=10000.0):
     array([1.  , 0.01])
     """
     d = _check_even("rope_frequencies", d)
-    base = check_real("rope_frequencies", "base", base, greater_than=1)
-    return base ** (-2.0 * np.arange(d // 2) / d)
+    return _sinusoid_frequencies(d, base=_check_base("rope_frequencies", base))
 
 
-def _check_even(func, d):
-    d = check_int(func, "d", d, minimum=2)
-    if d % 2:
-        raise ValueError(f"{func}: the last axis must be even to form rotation pairs, got d={d}")
-    return d
+def _check_frequencies(func, frequencies, d):
+    theta = check_array(func, "frequencies", frequencies)
+    if theta.shape != (d // 2,):
+        raise ValueError(
+            f"{func}: frequencies must have shape (d/2,) = ({d // 2},), got {theta.shape}"
+        )
+    return theta
 
 
-def rope_tables(positions, d, *, base=10000.0, convention="interleaved", frequencies=None):
-    """cos and sin of every (position, dimension) angle, laid out for ``convention``.
+def rope_tables(positions, d, *, base=BASE, convention="interleaved", frequencies=None):
+    """Cos and sin of every (position, dimension) angle, laid out for ``convention``.
 
-    ``frequencies`` (d/2 values) replaces ``rope_frequencies(d, base)``, e.g. by
-    `yarn_frequencies`.
+    Parameters
+    ----------
+    positions : array_like of float, shape (T,)
+        The positions to rotate by (may be fractional).
+    d : int
+        Width of the rotated vectors (even).
+    base : float
+        Greater than 1.
+    convention : {"interleaved", "half"}
+        Which dimensions form a pair.
+    frequencies : array_like, shape (d/2,), optional
+        Replaces ``rope_frequencies(d, base=base)``, e.g. by `yarn_frequencies`.
 
     Returns
     -------
     cos, sin : ndarray, shape (T, d)
         Each pair's angle appears in both of its dimensions.
+
+    Examples
+    --------
+    >>> cos, sin = rope_tables([0.0, 1.0], 4)
+    >>> cos.round(3)
+    array([[1.  , 1.  , 1.  , 1.  ],
+           [0.54, 0.54, 1.  , 1.  ]])
     """
-    theta = rope_frequencies(d, base) if frequencies is None else np.asarray(frequencies, float)
-    if theta.shape != (d // 2,):
-        raise ValueError(
-            f"rope_tables: frequencies must have shape (d/2,) = ({d // 2},), got {theta.shape}"
-        )
-    angles = np.outer(np.asarray(positions, dtype=float), theta)
-    if convention == "interleaved":
-        angles = np.repeat(angles, 2, axis=-1)
+    func = "rope_tables"
+    positions = check_array(func, "positions", positions, ndim=1)
+    d = _check_even(func, d)
+    convention = check_choice(func, "convention", convention, CONVENTIONS)
+    base = _check_base(func, base)  # checked even when frequencies replace it: no silent pass
+    if frequencies is None:
+        theta = rope_frequencies(d, base=base)
     else:
-        angles = np.concatenate([angles, angles], axis=-1)
+        theta = _check_frequencies(func, frequencies, d)
+    angles = np.outer(positions, theta)  # (T, d/2): pair i of position m turns by m * theta_i
+    if convention == "interleaved":
+        angles = np.repeat(angles, 2, axis=-1)  # pairs (0, 1), (2, 3), ...
+    else:
+        angles = np.concatenate([angles, angles], axis=-1)  # pairs (i, i + d/2)
     return np.cos(angles), np.sin(angles)
 
 
+@lru_cache(maxsize=64)
 def _partner(d, convention):
     """Index and sign with rotate(x) = x[..., index] * sign: each pair (a, b) -> (-b, a)."""
     if convention == "interleaved":
         index = np.arange(d).reshape(-1, 2)[:, ::-1].reshape(-1)
         sign = np.tile([-1.0, 1.0], d // 2)
-    else:
+    elif convention == "half":
         index = np.concatenate([np.arange(d // 2, d), np.arange(d // 2)])
         sign = np.concatenate([-np.ones(d // 2), np.ones(d // 2)])
-    return index, sign
-
-
-def partner_matrix(d, convention="interleaved"):
-    """The signed permutation R with (x @ R) = rotate(x): each pair (a, b) becomes (-b, a)."""
-    index, sign = _partner(d, convention)
+    else:
+        raise ValueError(f"rope: unknown convention {short(convention)}")
     r = np.zeros((d, d))
     r[index, np.arange(d)] = sign
+    r.flags.writeable = False
     return r
 
 
+def partner_matrix(d, convention="interleaved"):
+    """Return the signed permutation R with (x @ R) = rotate(x): each pair (a, b) becomes (-b, a).
+
+    Parameters
+    ----------
+    d : int
+        Width of the rotated vectors (even).
+    convention : {"interleaved", "half"}
+        Which dimensions form a pair.
+
+    Returns
+    -------
+    ndarray, shape (d, d)
+        One entry +1 or -1 in every row and column.
+
+    Examples
+    --------
+    >>> partner_matrix(2)
+    array([[ 0.,  1.],
+           [-1.,  0.]])
+    """
+    d = _check_even("partner_matrix", d)
+    convention = check_choice("partner_matrix", "convention", convention, CONVENTIONS)
+    return _partner(d, convention).copy()
+
+
 def rope_rotate(x, cos, sin, convention="interleaved"):
-    """x * cos + rotate(x) * sin, with no argument checks.
+    """X * cos + rotate(x) * sin, for tables from `rope_tables`.
 
     Uses only arithmetic and a matrix product, so it also works on autograd's traced arrays
     (the trainer of chapter 6 calls it, and a matrix product differentiates faster than a
-    gather). Use `apply_rope` for checked input.
+    gather). Its checks read shapes only, never values; `apply_rope` checks everything.
+
+    Parameters
+    ----------
+    x : ndarray or autograd ArrayBox, shape (..., T, d)
+        Queries or keys.
+    cos, sin : ndarray, shape (T, d)
+        From `rope_tables` (possibly scaled, as YaRN's temperature does).
+    convention : {"interleaved", "half"}
+        The layout the tables were made for.
+
+    Returns
+    -------
+    ndarray, same shape as ``x``
+
+    Examples
+    --------
+    >>> cos, sin = rope_tables([np.pi / 2], 2)
+    >>> rope_rotate(np.array([[1.0, 0.0]]), cos, sin).round(6)
+    array([[0., 1.]])
     """
-    return x * cos + (x @ partner_matrix(cos.shape[-1], convention).astype(cos.dtype)) * sin
+    func = "rope_rotate"
+    convention = check_choice(func, "convention", convention, CONVENTIONS)
+    shape, table = tuple(np.shape(x)), tuple(np.shape(cos))
+    if table != tuple(np.shape(sin)) or len(table) != 2 or len(shape) < 2 or shape[-2:] != table:
+        raise ValueError(
+            f"{func}: cos and sin must both have the shape (T, d) of x's last two axes, got "
+            f"x {shape}, cos {table}, sin {tuple(np.shape(sin))}"
+        )
+    d = _check_even(func, table[-1])
+    return x * cos + (x @ _partner(d, convention).astype(cos.dtype)) * sin
 
 
-def apply_rope(x, positions=None, *, base=10000.0, convention="interleaved"):
+def apply_rope(x, positions=None, *, base=BASE, convention="interleaved", frequencies=None):
     """Rotate each pair of the last axis of ``x`` by position * theta_i.
 
     Parameters
@@ -100,11 +203,16 @@ def apply_rope(x, positions=None, *, base=10000.0, convention="interleaved"):
     positions : array_like, shape (T,), optional
         Defaults to 0 .. T-1. May be offset (a decoding cache) or fractional (interpolation).
     base : float
+        Greater than 1.
     convention : {"interleaved", "half"}
+        Which dimensions form a pair: (0, 1), (2, 3), ... or (i, i + d/2).
+    frequencies : array_like, shape (d/2,), optional
+        Replaces ``rope_frequencies(d, base=base)``, e.g. by `yarn_frequencies`.
 
     Returns
     -------
     ndarray, same shape as ``x``
+        Each pair turned; lengths unchanged.
 
     Examples
     --------
@@ -112,29 +220,42 @@ def apply_rope(x, positions=None, *, base=10000.0, convention="interleaved"):
     >>> apply_rope(q, positions=[np.pi / 2]).round(6)   # a quarter turn: (1, 0) -> (0, 1)
     array([[0., 1.]])
     """
-    x = check_array("apply_rope", "x", x, min_ndim=2)
+    func = "apply_rope"
+    x = check_array(func, "x", x, min_ndim=2)
     t, d = x.shape[-2], x.shape[-1]
-    if d % 2:
-        raise ValueError(
-            f"apply_rope: the last axis must be even to form rotation pairs, got d={d}"
-        )
-    convention = check_choice("apply_rope", "convention", convention, CONVENTIONS)
+    if d % 2 or d == 0:
+        raise ValueError(f"{func}: the last axis must be even to form rotation pairs, got d={d}")
+    convention = check_choice(func, "convention", convention, CONVENTIONS)
     if positions is None:
         positions = np.arange(t)
-    positions = check_array("apply_rope", "positions", positions)
+    positions = check_array(func, "positions", positions)
     if positions.shape != (t,):
         raise ValueError(
-            f"apply_rope: positions must have shape (T,) = ({t},) to match x of shape "
+            f"{func}: positions must have shape (T,) = ({t},) to match x of shape "
             f"{x.shape}, got {positions.shape}"
         )
-    cos, sin = rope_tables(positions, d, base=base, convention=convention)
+    base = _check_base(func, base)  # checked even when frequencies replace it: no silent pass
+    if frequencies is None:
+        frequencies = rope_frequencies(d, base=base)
+    frequencies = _check_frequencies(func, frequencies, d)
+    cos, sin = rope_tables(positions, d, convention=convention, frequencies=frequencies)
     return rope_rotate(x, cos, sin, convention)
 
 
 def convention_permutation(d):
-    """The order of dimensions that turns an interleaved layout into the half layout.
+    """Return the order of dimensions that turns an interleaved layout into the half layout.
 
     ``apply_rope(x[..., perm], convention="half") == apply_rope(x)[..., perm]``.
+
+    Parameters
+    ----------
+    d : int
+        Width of the rotated vectors (even).
+
+    Returns
+    -------
+    ndarray of int, shape (d,)
+        The even dimensions, then the odd ones.
 
     Examples
     --------
@@ -148,6 +269,18 @@ def convention_permutation(d):
 def interpolate_positions(positions, scale):
     """Position interpolation (Chen et al. 2023): squeeze positions by ``scale`` = L' / L.
 
+    Parameters
+    ----------
+    positions : array_like of float
+        Positions as the longer input numbers them.
+    scale : float
+        New length / trained length (> 0).
+
+    Returns
+    -------
+    ndarray, same shape as ``positions``
+        ``positions / scale``: a longer input squeezed into the trained range.
+
     Examples
     --------
     >>> interpolate_positions([0, 2, 4], 2.0)
@@ -158,8 +291,24 @@ def interpolate_positions(positions, scale):
 
 
 def ntk_base(base, scale, d):
-    """NTK-aware scaling: a larger base, base * scale ** (d / (d - 2)), for a context ``scale``
-    times longer. The fastest pair keeps its speed; the slowest is slowed by ``scale``.
+    """Return the NTK-aware base for a context ``scale`` times longer.
+
+    A larger base, base * scale ** (d / (d - 2)): the fastest pair keeps its speed, the slowest
+    is slowed by ``scale``.
+
+    Parameters
+    ----------
+    base : float
+        The base the model was trained with (> 1).
+    scale : float
+        New context length / trained context length (> 0).
+    d : int
+        Width of the rotated vectors (even, at least 4).
+
+    Returns
+    -------
+    float
+        The new base.
 
     Examples
     --------
@@ -174,24 +323,48 @@ def ntk_base(base, scale, d):
     return base * scale ** (d / (d - 2))
 
 
-def rope_wavelengths(d, base=10000.0):
+def rope_wavelengths(d, *, base=BASE):
     """Positions per full turn of each pair: 2 pi / theta_i.
+
+    Parameters
+    ----------
+    d : int
+        Width of the rotated vectors (even).
+    base : float
+        Greater than 1.
+
+    Returns
+    -------
+    ndarray, shape (d/2,)
+        From 2 pi (pair 0) up to nearly 2 pi * base.
 
     Examples
     --------
     >>> rope_wavelengths(8).round(1)
     array([   6.3,   62.8,  628.3, 6283.2])
     """
-    return 2 * np.pi / rope_frequencies(d, base)
+    d = _check_even("rope_wavelengths", d)
+    return 2 * np.pi / rope_frequencies(d, base=_check_base("rope_wavelengths", base))
 
 
-def rope_angles(offsets, d, base=10000.0):
-    """The angle of every pair at every offset, wrapped into [0, 2 pi): what the score of a
-    query and a key ``offset`` apart sees, pair by pair.
+def rope_angles(offsets, d, *, base=BASE):
+    """Return the angle of every pair at every offset, wrapped into [0, 2 pi).
+
+    What the score of a query and a key ``offset`` apart sees, pair by pair.
+
+    Parameters
+    ----------
+    offsets : array_like of float
+        Key position minus query position (any shape).
+    d : int
+        Width of the rotated vectors (even).
+    base : float
+        Greater than 1.
 
     Returns
     -------
-    ndarray, shape (len(offsets), d/2)
+    ndarray, shape offsets.shape + (d/2,)
+        Angles in [0, 2 pi).
 
     Examples
     --------
@@ -199,16 +372,29 @@ def rope_angles(offsets, d, base=10000.0):
     array([[3.  , 0.3 , 0.03, 0.  ],
            [3.02, 4.7 , 0.47, 0.05]])
     """
-    offsets = check_array("rope_angles", "offsets", offsets)
-    return np.mod(np.multiply.outer(offsets, rope_frequencies(d, base)), 2 * np.pi)
+    func = "rope_angles"
+    offsets = check_array(func, "offsets", offsets)
+    d = _check_even(func, d)
+    return np.mod(
+        np.multiply.outer(offsets, rope_frequencies(d, base=_check_base(func, base))), 2 * np.pi
+    )
 
 
-def pairs_completing_a_turn(d, length, base=10000.0):
-    """The pairs i whose angle turns a full circle within ``length`` positions.
+def pairs_completing_a_turn(d, length, *, base=BASE):
+    """Return the pairs i whose angle turns a full circle within ``length`` positions.
 
     A model trained on sequences of ``length`` tokens sees offsets 0 .. length - 1, so pair i
     met every angle of its circle in training only if (length - 1) * theta_i >= 2 pi. The other
     pairs meet angles past their largest trained one at longer inputs (chapter 4, section 7).
+
+    Parameters
+    ----------
+    d : int
+        Width of the rotated vectors (even).
+    length : int
+        The training length, in tokens.
+    base : float
+        Greater than 1.
 
     Returns
     -------
@@ -222,12 +408,14 @@ def pairs_completing_a_turn(d, length, base=10000.0):
     >>> pairs_completing_a_turn(32, 32)     # width 32: pair 2 turns once in 19.9 positions
     array([0, 1, 2])
     """
-    length = check_int("pairs_completing_a_turn", "length", length, minimum=1)
-    d = _check_even("pairs_completing_a_turn", d)
-    return np.flatnonzero((length - 1) * rope_frequencies(d, base) >= 2 * np.pi)
+    func = "pairs_completing_a_turn"
+    d = _check_even(func, d)
+    length = check_int(func, "length", length, minimum=1)
+    theta = rope_frequencies(d, base=_check_base(func, base))
+    return np.flatnonzero((length - 1) * theta >= 2 * np.pi)
 
 
-def yarn_frequencies(d, scale, original_len, *, base=10000.0, alpha=1.0, beta=32.0):
+def yarn_frequencies(d, scale, original_len, *, base=BASE, alpha=1.0, beta=32.0):
     """YaRN's "NTK-by-parts" frequencies (Peng et al. 2023) for a context ``scale`` times longer.
 
     Pair i turns r_i = original_len / wavelength_i times over the original context. Pairs that
@@ -246,11 +434,15 @@ def yarn_frequencies(d, scale, original_len, *, base=10000.0, alpha=1.0, beta=32
         New context length / original context length (s > 0; s <= 1 changes nothing).
     original_len : int
         The training context length L.
-    base, alpha, beta : float
+    base : float
+        Greater than 1.
+    alpha, beta : float
+        The ramp's ends, in turns over the original context (0 <= alpha < beta).
 
     Returns
     -------
     ndarray, shape (d/2,)
+        Each pair's new speed: theta_i / scale <= theta'_i <= theta_i.
 
     Examples
     --------
@@ -263,14 +455,15 @@ def yarn_frequencies(d, scale, original_len, *, base=10000.0, alpha=1.0, beta=32
     d = _check_even(func, d)
     scale = check_real(func, "scale", scale, greater_than=0)
     original_len = check_int(func, "original_len", original_len, minimum=1)
+    base = _check_base(func, base)
     alpha = check_real(func, "alpha", alpha)
     beta = check_real(func, "beta", beta)
     if not 0 <= alpha < beta:
         raise ValueError(f"{func}: need 0 <= alpha < beta, got alpha={alpha}, beta={beta}")
-    theta = rope_frequencies(d, base)
+    theta = rope_frequencies(d, base=base)
     if scale <= 1:
         return theta
-    rotations = original_len / rope_wavelengths(d, base)
+    rotations = original_len / (2 * np.pi / theta)
     ramp = np.clip((rotations - alpha) / (beta - alpha), 0.0, 1.0)
     return (1 - ramp) * theta / scale + ramp * theta
 
@@ -281,6 +474,16 @@ def yarn_attention_factor(scale):
     Multiplying both q and k by it (as implementations do, through the cos and sin tables)
     multiplies every attention logit by its square, 1/t. Returns 1.0 for s <= 1.
 
+    Parameters
+    ----------
+    scale : float
+        New context length / trained context length (> 0).
+
+    Returns
+    -------
+    float
+        0.1 ln(scale) + 1, at least 1.
+
     Examples
     --------
     >>> round(yarn_attention_factor(4.0), 4), yarn_attention_factor(1.0)
@@ -290,18 +493,34 @@ def yarn_attention_factor(scale):
     return 1.0 if scale <= 1 else 0.1 * float(np.log(scale)) + 1.0
 
 
-def rope_decay_bound(distances, d, base=10000.0):
+def rope_decay_bound(distances, d, *, base=BASE):
     """RoFormer's long-term decay bound: mean over j of |S_j|, S_j = sum_{k<j} exp(i r theta_k).
 
     Up to a factor set by q and k, this bounds |q_m . k_n| at distance r = m - n (Su et al.,
     section 3.4.3).
+
+    Parameters
+    ----------
+    distances : array_like of float
+        The distances r (any shape).
+    d : int
+        Width of the rotated vectors (even).
+    base : float
+        Greater than 1.
+
+    Returns
+    -------
+    ndarray, same shape as ``distances``
+        The relative upper bound; d/2 at distance 0.
 
     Examples
     --------
     >>> rope_decay_bound([0, 5, 50], 128).round(1)
     array([32.5, 20.8, 12.6])
     """
-    r = np.asarray(distances, dtype=float)
-    terms = np.exp(1j * r[..., None] * rope_frequencies(d, base))
+    func = "rope_decay_bound"
+    r = check_array(func, "distances", distances)
+    d = _check_even(func, d)
+    terms = np.exp(1j * r[..., None] * rope_frequencies(d, base=_check_base(func, base)))
     partial_sums = np.cumsum(terms, axis=-1)
     return np.abs(partial_sums).mean(axis=-1)

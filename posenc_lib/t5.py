@@ -1,5 +1,7 @@
-"""T5's relative position bias (Raffel et al., "Exploring the Limits of Transfer Learning with a
-Unified Text-to-Text Transformer", 2020), chapter 5.
+"""T5's relative position bias, chapter 5.
+
+Raffel et al., "Exploring the Limits of Transfer Learning with a Unified Text-to-Text
+Transformer", 2020.
 
 No position vectors: every head adds one learned scalar to the score of query i and key j, chosen
 by the *bucket* of their relative position j - i. Small distances get a bucket each; larger ones
@@ -13,12 +15,11 @@ maximum distance; T5 reduced them to one scalar per head per bucket.
 
 import numpy as np
 
-from ._checks import check_array, check_int, check_real
+from ._checks import check_array, check_bool, check_ids, check_int, check_real, check_rng
 
 
 def _check_buckets(func, n_buckets, max_distance, bidirectional):
-    if not isinstance(bidirectional, bool | np.bool_):
-        raise TypeError(f"{func}: bidirectional must be True or False, got {bidirectional!r}")
+    check_bool(func, "bidirectional", bidirectional)
     n_buckets = check_int(func, "n_buckets", n_buckets, minimum=2)
     per_direction = n_buckets // 2 if bidirectional else n_buckets
     if per_direction < 2:
@@ -37,7 +38,7 @@ def _check_buckets(func, n_buckets, max_distance, bidirectional):
 
 
 def t5_bucket(relative_position, *, bidirectional=True, n_buckets=32, max_distance=128):
-    """The bucket of each relative position ``key - query``, as T5's code assigns them.
+    """Return the bucket of each relative position ``key - query``, as T5's code assigns them.
 
     Let n = |key - query| (bidirectional) or n = max(query - key, 0) (causal: keys after the query
     are masked anyway and share bucket 0). With B buckets for that direction (``n_buckets``, or
@@ -94,7 +95,23 @@ def t5_bucket(relative_position, *, bidirectional=True, n_buckets=32, max_distan
 
 
 def t5_buckets(seq_len, *, bidirectional=True, n_buckets=32, max_distance=128):
-    """The (T, T) bucket of every query i (row) and key j (column): ``t5_bucket(j - i)``.
+    """Return the (T, T) bucket of every query i (row) and key j (column): ``t5_bucket(j - i)``.
+
+    Parameters
+    ----------
+    seq_len : int
+        Number of positions T.
+    bidirectional : bool
+        True for an encoder, False for a causal decoder.
+    n_buckets : int
+        Total number of buckets.
+    max_distance : int
+        Distances from here on share the last bucket.
+
+    Returns
+    -------
+    ndarray of int, shape (seq_len, seq_len)
+        Each in 0 .. n_buckets - 1.
 
     Examples
     --------
@@ -105,6 +122,7 @@ def t5_buckets(seq_len, *, bidirectional=True, n_buckets=32, max_distance=128):
            [3, 2, 1, 0]])
     """
     seq_len = check_int("t5_buckets", "seq_len", seq_len, minimum=0)
+    _check_buckets("t5_buckets", n_buckets, max_distance, bidirectional)
     positions = np.arange(seq_len)
     return t5_bucket(
         positions[None, :] - positions[:, None],
@@ -115,7 +133,7 @@ def t5_buckets(seq_len, *, bidirectional=True, n_buckets=32, max_distance=128):
 
 
 def t5_bias(table, seq_len, *, bidirectional=True, max_distance=128):
-    """The (n_heads, T, T) bias ``table[h, bucket(j - i)]``, to add to head h's scores.
+    """Return the (n_heads, T, T) bias ``table[h, bucket(j - i)]``, to add to head h's scores.
 
     Parameters
     ----------
@@ -142,6 +160,8 @@ def t5_bias(table, seq_len, *, bidirectional=True, max_distance=128):
         raise ValueError(
             f"t5_bias: table must have shape (n_heads, n_buckets), got shape {table.shape}"
         )
+    seq_len = check_int("t5_bias", "seq_len", seq_len, minimum=0)
+    _check_buckets("t5_bias", table.shape[1], max_distance, bidirectional)
     buckets = t5_buckets(
         seq_len, bidirectional=bidirectional, n_buckets=table.shape[1], max_distance=max_distance
     )
@@ -149,12 +169,37 @@ def t5_bias(table, seq_len, *, bidirectional=True, max_distance=128):
 
 
 def t5_bias_traced(table, buckets):
-    """``table[:, buckets]`` for the trainer: a one-hot matrix product, no argument checks.
+    """``table[:, buckets]`` for the trainer: a one-hot matrix product.
 
     Uses only a matrix product, so it works on autograd's traced arrays (and differentiates
-    faster than a gather). Use `t5_bias` for checked input.
+    faster than a gather). Its checks read shapes and the integer buckets, never the table's
+    values; `t5_bias` checks everything.
+
+    Parameters
+    ----------
+    table : ndarray or autograd ArrayBox, shape (n_heads, n_buckets)
+        One learned scalar per head per bucket.
+    buckets : ndarray of int, shape (T, T)
+        From `t5_buckets`, each in 0 .. n_buckets - 1.
+
+    Returns
+    -------
+    ndarray, shape (n_heads, T, T)
+        Equal to ``table[:, buckets]``.
+
+    Examples
+    --------
+    >>> t5_bias_traced(np.array([[0.0, -1.0]]), np.array([[0, 0], [1, 0]]))
+    array([[[ 0.,  0.],
+            [-1.,  0.]]])
     """
-    n_heads, n_buckets = table.shape
+    func = "t5_bias_traced"
+    if len(np.shape(table)) != 2:
+        raise ValueError(
+            f"{func}: table must have shape (n_heads, n_buckets), got shape {np.shape(table)}"
+        )
+    n_heads, n_buckets = np.shape(table)
+    buckets = check_ids(func, "buckets", buckets, high=n_buckets)
     one_hot = np.eye(n_buckets, dtype=getattr(table, "dtype", float))[buckets.reshape(-1)]
     flat = table @ one_hot.T  # (n_heads, T * T)
     return flat.reshape((n_heads,) + buckets.shape)
@@ -205,16 +250,17 @@ class T5RelativeBias:
         init_std = check_real(func, "init_std", init_std)
         if init_std < 0:
             raise ValueError(f"{func}: init_std must be >= 0, got {init_std}")
-        rng = np.random.default_rng(0 if rng is None else rng)
+        rng = check_rng(func, "rng", rng)
         self.table = rng.normal(0.0, init_std, size=(self.n_heads, self.n_buckets))
 
     def __call__(self, seq_len):
-        """The (n_heads, seq_len, seq_len) bias for a sequence of ``seq_len`` tokens."""
+        """Return the (n_heads, seq_len, seq_len) bias for a sequence of ``seq_len`` tokens."""
         return t5_bias(
             self.table, seq_len, bidirectional=self.bidirectional, max_distance=self.max_distance
         )
 
     def __repr__(self):
+        """Show the table's shape and settings, not its values."""
         return (
             f"T5RelativeBias(n_heads={self.n_heads}, n_buckets={self.n_buckets}, "
             f"max_distance={self.max_distance}, bidirectional={self.bidirectional})"

@@ -42,6 +42,12 @@ def test_benchmark_script_runs_and_writes_its_results(tmp_path):
     assert results["notebook_peak_mb"]
     assert set(results["sweep_s"]) == {"tiny"} and results["sweep_s"]["tiny"] > 0
     assert "| widget | median | min-max |" in (tmp_path / "RESULTS.md").read_text()
+    assert set(results["goal_status"]) == set(bench.GOALS)
+    assert set(results["goal_status"].values()) <= {"met", "missed", "not measured"}
+    assert (
+        "| goal | target | measured (worst case) | status |"
+        in (tmp_path / "RESULTS.md").read_text()
+    )
 
 
 def load(path, name):
@@ -132,3 +138,66 @@ def test_render_replaces_the_polled_latency_with_the_in_page_figures(tmp_path):
     assert "| widget control | n | key to new src | key to painted | decode and paint |" in table
     assert "| RopeExplorer m (ch 04) | 3 | 50.0 (40.0-60.0) | 75.0 (60.0-90.0) " in table
     assert "1-minute load average" in table
+
+
+def summary(median):
+    return {"median": median, "min": median, "max": median, "n": 3}
+
+
+MEASURED = {
+    "sinusoidal_vs_floor_ratio": {"512x128": 1.1, "2048x512": 1.4},
+    "slider_ms_median": {"a": summary(12.0), "b": summary(24.9)},
+    "notebook_run_s": {
+        "00_start_here.ipynb": summary(3.0),
+        "06_train_short_test_long.ipynb": summary(55.0),
+    },
+    "notebook_peak_mb": {"00_start_here.ipynb": 150},
+    "import_s": summary(0.2),
+    "site_landing_transfer": {"total": 1_500_000, "gzip": 600_000, "requests": 30},
+}
+
+
+def test_every_goal_is_met_by_results_within_its_limits():
+    assert {goal: s for goal, (s, _) in bench.goal_status(MEASURED).items()} == dict.fromkeys(
+        bench.GOALS, "met"
+    )
+
+
+@pytest.mark.parametrize(
+    ("goal", "worse", "named"),
+    [
+        ("sinusoidal_vs_floor_ratio", {"512x128": 1.6}, "1.60 (512x128)"),
+        ("slider_ms_median", {"slow": summary(31.0)}, "31.0 ms (slow)"),
+        ("notebook_run_s", {"03_learned_positions.ipynb": summary(10.5)}, "10.5 s (03"),
+        ("notebook_run_s", {"06_train_short_test_long.ipynb": summary(61.0)}, "61.0 s (06"),
+        ("notebook_peak_mb", {"02_x.ipynb": 640}, "640 MB (02_x.ipynb)"),
+        ("import_s", summary(0.7), "0.7 s"),
+        ("site_landing_transfer", {"total": 2_400_000, "gzip": 1e6, "requests": 40}, "2.40 MB"),
+    ],
+)
+def test_a_goal_beyond_its_limit_is_marked_missed_with_the_worst_case(goal, worse, named):
+    results = {**MEASURED, goal: {**MEASURED[goal], **worse} if "median" not in worse else worse}
+    status, measured = bench.goal_status(results)[goal]
+    assert status == "missed" and named in measured
+    assert "| **missed** |" in bench.markdown({**results, "machine": MACHINE, **EXTRA})
+
+
+def test_a_goal_without_a_measurement_is_marked_not_measured():
+    status, _ = bench.goal_status({**MEASURED, "site_landing_transfer": None})[
+        "site_landing_transfer"
+    ]
+    assert status == "not measured"
+
+
+MACHINE = {
+    "date": "today",
+    "cpu": "cpu",
+    "cores": 2,
+    "python": "3.11",
+    "numpy": "2",
+    "matplotlib": "3",
+}
+EXTRA = {
+    "sinusoidal_vs_seed_loop_ratio": {"512x128": 30.0, "2048x512": 30.0},
+    "train_tokens_per_s": {"none": summary(5e4)},
+}

@@ -113,8 +113,8 @@ def test_both_index_bugs_are_the_right_formula_with_another_base():
     """02: bug A (2*dim in the exponent) is base 10^8, bug B (i/d) is base 100."""
     d = 64
     dims = np.arange(0, d, 2)
-    assert np.allclose(10000.0 ** (-2 * dims / d), frequencies(d, 1e8))
-    assert np.allclose(10000.0 ** (-np.arange(d // 2) / d), frequencies(d, 1e2))
+    assert np.allclose(10000.0 ** (-2 * dims / d), frequencies(d, base=1e8))
+    assert np.allclose(10000.0 ** (-np.arange(d // 2) / d), frequencies(d, base=1e2))
 
 
 def test_bug_a_freezes_28_columns_and_bug_b_has_no_slow_clock():
@@ -122,7 +122,7 @@ def test_bug_a_freezes_28_columns_and_bug_b_has_no_slow_clock():
     wavelength is about 550 positions."""
     frozen = np.sum(np.ptp(sinusoidal_positions(1000, 64, base=1e8), axis=0) < 0.01)
     assert frozen == 28
-    assert 540 < 2 * np.pi / frequencies(64, 1e2)[-1] < 550
+    assert 540 < 2 * np.pi / frequencies(64, base=1e2)[-1] < 550
 
 
 def test_fast_pairs_alone_identify_every_position_and_slow_pairs_alone_do_not():
@@ -281,7 +281,7 @@ def test_ntk_keeps_the_fastest_pair_and_interpolation_shrinks_every_pair():
     slow = trained < 2 * np.pi
     assert slow.sum() == 23
     interpolated = interpolate_positions([scale * length - 1], scale)[0] * theta / trained
-    ntk = (scale * length - 1) * rope_frequencies(d, ntk_base(10000.0, scale, d)) / trained
+    ntk = (scale * length - 1) * rope_frequencies(d, base=ntk_base(10000.0, scale, d)) / trained
     assert np.allclose(interpolated.round(2), 1.0)
     assert round(ntk[0], 2) == 4.0
     assert round(ntk[slow].min(), 2) == 1.0 and round(ntk[slow].max(), 2) == 1.62

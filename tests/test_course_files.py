@@ -215,9 +215,7 @@ def requirement_names(lines):
 
 
 def pyproject_dependencies():
-    text = (ROOT / "pyproject.toml").read_text()
-    block = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M).group(1)
-    return re.findall(r'"([^"]+)"', block)
+    return nbtools.read_pyproject()["project"]["dependencies"]
 
 
 def conda_dependencies(text):

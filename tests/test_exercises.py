@@ -733,7 +733,7 @@ def _():
 @evidence("ntk")
 def _():
     d = 64
-    slowdown = rope_frequencies(d) / rope_frequencies(d, ntk_base(10000.0, 4.0, d))
+    slowdown = rope_frequencies(d) / rope_frequencies(d, base=ntk_base(10000.0, 4.0, d))
     assert np.isclose(slowdown[0], 1.0) and np.isclose(slowdown[-1], 4.0)
     return "fastest keeps"
 

@@ -114,7 +114,10 @@ def test_learned_positions_past_the_table_give_none_not_a_crash():
     params = init_params(config)
     assert evaluate(params, config, lookback(1), 16) is None
     assert 0.0 <= evaluate(params, config, lookback(1), 8) <= 1.0
-    with pytest.raises(ValueError, match="max_len=8 has no rows for positions 8..15"):
+    with pytest.raises(
+        ValueError,
+        match=r"forward: asked for 16 positions but the table has only max_len=8 rows \(positions 0..7\)",
+    ):
         forward(params, np.zeros((1, 16), int), config)
 
 
@@ -246,7 +249,9 @@ def test_a_start_token_is_prepended_and_never_predicted():
     assert logits.shape == (1, 5, 6) and maps[0].shape == (1, 1, 6, 6)
     # without a start token, token 0 sees only itself; with one it also sees the start
     assert maps[0][0, 0, 1, :2].sum() == pytest.approx(1.0) and maps[0][0, 0, 1, 0] > 0
-    with pytest.raises(ValueError, match="max_len=5 has no rows for positions 5..5"):
+    with pytest.raises(
+        ValueError, match=r"forward: asked for 6 positions but the table has only max_len=5 rows"
+    ):
         forward(params, np.zeros((1, 6), int), config)
 
 

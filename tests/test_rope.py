@@ -107,10 +107,10 @@ def test_position_interpolation_and_ntk_scaling():
     d, scale = 64, 8.0
     slow_before, slow_after = (
         rope_frequencies(d)[-1],
-        rope_frequencies(d, ntk_base(10000.0, scale, d))[-1],
+        rope_frequencies(d, base=ntk_base(10000.0, scale, d))[-1],
     )
     assert slow_before / slow_after == pytest.approx(scale)
-    assert rope_frequencies(d, ntk_base(10000.0, scale, d))[0] == 1.0
+    assert rope_frequencies(d, base=ntk_base(10000.0, scale, d))[0] == 1.0
 
 
 def test_yarn_keeps_fast_pairs_interpolates_slow_ones_and_ramps_between():

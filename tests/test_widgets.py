@@ -177,7 +177,9 @@ def test_attention_inspector_switches_models_lengths_and_heads():
     assert inspector.image.get_array().shape == (32, 32)
     inspector.scheme.value = "learned"
     inspector.length.value = 64
-    assert "has no vectors for positions 32..63" in inspector.status.value
+    assert "cannot run: asked for 64 positions but the table has only max_len=32 rows" in (
+        inspector.status.value
+    )
 
 
 # -- the house style holds in every explorer's figure ---------------------------------------------

@@ -18,6 +18,12 @@ import sys
 from pathlib import Path
 
 import nbformat
+import yaml  # PyYAML: a dependency of jupytext, so in every stack that runs these tools
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, as pytest's dependency tomli
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -26,16 +32,22 @@ MAX_TOTAL_BYTES = 5_000_000
 BRANCH = "main"
 
 
+def read_pyproject(path=ROOT / "pyproject.toml"):
+    """Return pyproject.toml parsed by a TOML parser (tomllib)."""
+    with open(path, "rb") as file:
+        return tomllib.load(file)
+
+
 def repository_url(pyproject=ROOT / "pyproject.toml"):
-    """The repository URL from pyproject's [project.urls] (the one place it lives)."""
-    match = re.search(r'^Repository\s*=\s*"([^"]+)"', Path(pyproject).read_text(), re.M)
-    if not match:
+    """Return the repository URL from pyproject's [project.urls] (the one place it lives)."""
+    url = read_pyproject(pyproject).get("project", {}).get("urls", {}).get("Repository")
+    if not url:
         raise SystemExit(f'{pyproject}: no `Repository = "..."` under [project.urls]')
-    return match.group(1).rstrip("/")
+    return url.rstrip("/")
 
 
 def badge_line(notebook_name, url):
-    """The Colab and Binder badges for one notebook, as a markdown line."""
+    """Return the Colab and Binder badges for one notebook, as a markdown line."""
     slug = url.removeprefix("https://github.com/")
     colab = (
         f"https://colab.research.google.com/github/{slug}/blob/{BRANCH}/notebooks/{notebook_name}"
@@ -77,9 +89,11 @@ REPO_RE = re.compile(r'^(\s*REPO = )"[^"]*"', re.M)
 
 
 def environment_dependencies(text):
-    """The entries under `dependencies:` of an environment.yml (conda names and pins)."""
-    block = text.split("dependencies:", 1)[1]
-    return re.findall(r"^  - ([^\s:][^\n]*)$", block, re.M)
+    """Return the conda entries under `dependencies:` of an environment.yml (names and pins).
+
+    The pip section (a mapping inside the list) is not a conda entry and is left out.
+    """
+    return [entry for entry in yaml.safe_load(text)["dependencies"] if isinstance(entry, str)]
 
 
 def notebooks(paths=()):
@@ -87,13 +101,16 @@ def notebooks(paths=()):
 
 
 def text_source(path):
-    """The paired MyST markdown source of notebook ``path`` (same name, ``.md``)."""
+    """Return the paired MyST markdown source of notebook ``path`` (same name, ``.md``)."""
     return Path(path).with_suffix(".md")
 
 
 def cell_signature(nb):
-    """What a text source and its notebook must agree on: each cell's type, source, tags and
-    figure metadata (``mystnb``: alt text and caption), so an edit to any of them is synced."""
+    """List what a text source and its notebook must agree on.
+
+    Each cell's type, source, tags and figure metadata (``mystnb``: alt text and caption), so an
+    edit to any of them is synced.
+    """
     return [
         (
             c.cell_type,
@@ -142,8 +159,10 @@ def sync_from_text(path):
 
 
 def format_code(path):
-    """Sort imports and format the notebook's code cells with ruff (as `make test` checks them)
-    and write the formatted code back into the text source, so the pair stays in step."""
+    """Sort imports and format the notebook's code cells with ruff, as `make test` checks them.
+
+    The formatted code is written back into the text source, so the pair stays in step.
+    """
     import subprocess
 
     import jupytext
@@ -172,7 +191,7 @@ def sync_links(nb, name, url):
 
 
 def link_problems(nb, name, url):
-    """What in ``nb`` disagrees with the repository URL (empty list when all agree)."""
+    """List what in ``nb`` disagrees with the repository URL (empty list when all agree)."""
     text = "\n".join(c.source for c in nb.cells)
     problems = []
     badges = BADGE_RE.findall(text)

@@ -87,12 +87,12 @@ MATHJAX_DIRS = ("input/tex/extensions", "output/chtml/fonts/woff-v2")
 
 
 def chapter_paths(notebooks=NOTEBOOKS):
-    """The chapter notebooks, NN_name.ipynb, in course order (the files decide, not a list)."""
+    """Return the chapter notebooks, NN_name.ipynb, in course order (the files decide)."""
     return sorted(p for p in Path(notebooks).glob("*.ipynb") if CHAPTER_RE.match(p.name))
 
 
 def _header_text(nb):
-    """The markdown of a notebook before its first code cell: title, hook, goals, time."""
+    """Return the markdown of a notebook before its first code cell: title, hook, goals, time."""
     text = []
     for cell in nb.cells:
         if cell.cell_type == "code":
@@ -103,7 +103,7 @@ def _header_text(nb):
 
 
 def _bullets_after(text, label):
-    """The bullet list that follows the line starting with ``label`` (empty if none)."""
+    """Return the bullet list that follows the line starting with ``label`` (empty if none)."""
     lines = text.splitlines()
     for n, line in enumerate(lines):
         if line.strip().startswith(label):
@@ -117,7 +117,7 @@ def _bullets_after(text, label):
 
 
 def chapter_info(path):
-    """What the landing page says of chapter ``path``: number, title, minutes, goals.
+    """List what the landing page says of chapter ``path``: number, title, minutes, goals.
 
     Raises ValueError naming the notebook when its header lacks a title or a time estimate (every
     chapter's header has both: notebook-style.md).
@@ -148,7 +148,7 @@ def chapter_info(path):
 
 
 def chapter_map_markdown(infos):
-    """The landing page's chapter map (MyST): per chapter its link, time and goals; the total."""
+    """Return the landing page's chapter map (MyST): each chapter's link, time and goals."""
     blocks = []
     for info in infos:
         link = f"[{info['number']} · {info['title']}]({info['docname']}.ipynb)"
@@ -203,8 +203,11 @@ def widget_note(notebook_name, progress=False, url=None):
 
 
 def reader_code(source):
-    """A code cell's source as the website shows it: without the test suite's `# NBVAL_...`
-    markers and the `# (why)` comment lines right after them."""
+    """Return a code cell's source as the website shows it.
+
+    That is without the test suite's `# NBVAL_...` markers and the `# (why)` comment lines right
+    after them.
+    """
     lines, skipping = [], False
     for line in source.splitlines():
         if line.startswith("# NBVAL_"):
@@ -235,7 +238,7 @@ def _has_image(cell):
 
 
 def site_notebook(nb, notebook_name, url=None):
-    """A copy of ``nb`` as the website shows it; returns (notebook, figures without alt text).
+    """Return a copy of ``nb`` as the website shows it, and the figures without alt text.
 
     Badge line -> launch bar; widget outputs -> a note with the launch links; every figure gets
     alt text (its cell's ``mystnb.image.alt``, else a fallback naming its section).
@@ -279,8 +282,10 @@ def nb_title(nb):
 
 
 def split_at_headings(cells):
-    """The cells with every markdown cell cut around each of its headings, so that each heading
-    is a cell of its own."""
+    """Return the cells with every markdown cell cut around each of its headings.
+
+    Each heading becomes a cell of its own.
+    """
     import nbformat
 
     out = []
@@ -297,8 +302,11 @@ def split_at_headings(cells):
 
 
 def section_cells(nb, pattern):
-    """The cells of the section whose heading matches ``pattern``, heading first, up to the next
-    heading of the same or a higher level; empty if no heading matches."""
+    """Return the cells of the section whose heading matches ``pattern``.
+
+    Heading first, up to the next heading of the same or a higher level; empty if no heading
+    matches.
+    """
     out, level = [], None
     for cell in split_at_headings(nb.cells):
         heading = HEADING_RE.match(cell.source) if cell.cell_type == "markdown" else None
@@ -312,8 +320,11 @@ def section_cells(nb, pattern):
 
 
 def reference_pages(paths, url=None):
-    """The cheat sheet (a notebook page: figure only) and glossary (a markdown page), drawn from
-    the chapters that have them: {filename: text}. Raises ValueError if either is missing."""
+    """Return the cheat sheet and the glossary, drawn from the chapters that have them.
+
+    The cheat sheet is a notebook page (figure only), the glossary a markdown page: {filename:
+    text}. Raises ValueError if either is missing.
+    """
     import nbformat
 
     pages = {}
@@ -393,8 +404,11 @@ ABSOLUTE_RE = re.compile(r"(?<![`|\w])\|(\S|\S[^|`\n]*?\S)\|(?![`|\w])")
 
 
 def plain_bars(lines):
-    """Docstring lines with ``|x|`` (an absolute value, in the library's plain-text docstrings)
-    quoted as literal text, so reST does not read it as a substitution; doctest lines untouched."""
+    """Quote ``|x|`` in docstring lines as literal text.
+
+    An absolute value, in the library's plain-text docstrings, is not a reST substitution; doctest
+    lines are left untouched.
+    """
     return [
         line
         if line.lstrip().startswith((">>>", "..."))
@@ -443,8 +457,11 @@ def _on_build_finished(app, exception):
 
 
 def _on_page_context(app, pagename, templatename, context, doctree):
-    """Launch buttons only on chapters: the generated cheat sheet has no notebook in the
-    repository to launch, and its page source is no notebook to download."""
+    """Keep the launch buttons on chapters only.
+
+    The generated cheat sheet has no notebook in the repository to launch, and its page source is no
+    notebook to download.
+    """
     if CHAPTER_RE.match(f"{pagename}.ipynb") or "header_buttons" not in context:
         return
     buttons = [b for b in context["header_buttons"] if b.get("label") != "launch-buttons"]

@@ -36,7 +36,19 @@ __all__ = [
 
 
 def all_exercises():
-    """Every exercise of every chapter module, as (module name, exercise) pairs."""
+    """Every exercise of every chapter module, as (module name, exercise) pairs.
+
+    Yields
+    ------
+    tuple of (str, Exercise)
+        The chapter module's name ("ch00", "ch01", ...) and one of its exercises.
+
+    Examples
+    --------
+    >>> chapter, exercise = next(all_exercises())
+    >>> chapter, exercise.name
+    ('ch00', 'positions')
+    """
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("ch"):
             module = importlib.import_module(f"{__name__}.{info.name}")

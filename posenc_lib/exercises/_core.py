@@ -1,5 +1,6 @@
-"""Exercise checkers in the style of Kaggle's learntools: ``q.check(answer)``, ``q.hint()``,
-``q.solution()``.
+"""Exercise checkers in the style of Kaggle's learntools.
+
+A learner calls ``q.check(answer)``, ``q.hint()`` and ``q.solution()``.
 
 A checker never raises on a learner's answer: wrong types, wrong shapes, NaN, and functions that
 raise or call ``sys.exit`` all come back as feedback that says what to fix. A learner's function is
@@ -22,7 +23,20 @@ NOT_YET = "Not yet."
 
 @dataclass(frozen=True)
 class Feedback:
-    """The outcome of checking one answer: ``passed`` and a message for the learner."""
+    """The outcome of checking one answer: ``passed`` and a message for the learner.
+
+    Parameters
+    ----------
+    passed : bool
+        Whether the answer is right.
+    message : str
+        What is right, or what to fix.
+
+    Examples
+    --------
+    >>> print(Feedback(False, "your answer is None."))
+    Not yet. Your answer is None.
+    """
 
     passed: bool
     message: str
@@ -43,7 +57,9 @@ def _describe(value):
 
 
 def _arg(value):
-    """A short description of an argument for feedback: arrays by shape, long lists by length.
+    """Return a short description of an argument for feedback.
+
+    Arrays are described by shape, long lists by length.
 
     Examples
     --------
@@ -61,7 +77,7 @@ def _arg(value):
 
 
 def _fmt(x, digits=6):
-    """A number as a learner would write it: 0.540302, 786432, True."""
+    """Return a number as a learner would write it: 0.540302, 786432, True."""
     x = x.item() if isinstance(x, np.generic) else x
     return f"{x:.{digits}g}" if isinstance(x, float) else repr(x)
 
@@ -93,6 +109,23 @@ def _fmt_pair(yours, expected, atol=0.0):
 
 def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"):
     """Compare a learner's array with the expected one; return a failing Feedback or None.
+
+    Parameters
+    ----------
+    answer : object
+        The learner's answer (anything: it is described, never trusted).
+    expected : array_like
+        The right values.
+    rtol, atol : float
+        Tolerances, as in `numpy.isclose`.
+    what : str
+        How the feedback names the answer.
+
+    Returns
+    -------
+    Feedback or None
+        A failing Feedback saying what differs (type, shape, dtype, NaN, the first differing
+        entries), or None when the arrays agree.
 
     Examples
     --------
@@ -184,6 +217,13 @@ class Mistake:
     ``answer`` computes the wrong answer from the same arguments as the exercise's reference
     (passed by keyword); ``message`` says what went wrong and how to fix it.
 
+    Parameters
+    ----------
+    message : str
+        What went wrong and how to fix it, shown when the learner's answer matches.
+    answer : callable
+        Computes the wrong answer from the exercise's arguments (by keyword).
+
     Examples
     --------
     >>> forgot_two_pi = Mistake("that is 1/omega, in radians: multiply by 2 pi", lambda w: 1 / w)
@@ -206,7 +246,23 @@ class Mistake:
 
 
 def named_mistake(result, mistakes, arguments, *, rtol=1e-6, atol=1e-9):
-    """The first of ``mistakes`` whose wrong answer ``result`` matches, or None.
+    """Return the first of ``mistakes`` whose wrong answer ``result`` matches, or None.
+
+    Parameters
+    ----------
+    result : object
+        The learner's answer.
+    mistakes : sequence of Mistake
+        Known wrong answers, tried in order.
+    arguments : dict
+        The arguments the answer was computed from.
+    rtol, atol : float
+        Tolerances for a match.
+
+    Returns
+    -------
+    Mistake or None
+        The first mistake the answer matches.
 
     Examples
     --------
@@ -229,6 +285,29 @@ class Exercise:
     ``grade(answer)`` returns a Feedback; subclasses below build it for common answer kinds.
     ``starter`` is the code the notebook hands the learner; ``solution_code`` is the model
     answer, runnable as it stands (tests execute it and check it passes).
+
+    Parameters
+    ----------
+    name : str
+        Identifies the exercise (``ch02.q1`` is named in test ids).
+    prompt : str
+        The task as the learner reads it.
+    hint_text : str
+        What `hint` prints.
+    solution_code : str
+        The model answer as runnable code (what `solution` prints).
+    starter : str
+        The code the notebook hands the learner.
+    success : str
+        A sentence added to the feedback of a right answer.
+    answer_name : str
+        The name the starter and the solution define.
+
+    Examples
+    --------
+    >>> from posenc_lib.exercises import ch03
+    >>> ch03.q1.evaluate(lambda max_len, d_model: max_len * d_model).passed
+    True
     """
 
     name: str
@@ -286,6 +365,46 @@ class FunctionExercise(Exercise):
     by keyword. ``reference`` receives the case by keyword. ``mistakes`` are known wrong answers
     (`Mistake`), named when the learner's result matches one; ``returns`` says what the function
     returns, for the feedback when it returns several values.
+
+    Parameters
+    ----------
+    name : str
+        Identifies the exercise (``ch02.q1`` is named in test ids).
+    prompt : str
+        The task as the learner reads it.
+    hint_text : str
+        What `hint` prints.
+    solution_code : str
+        The model answer as runnable code (what `solution` prints).
+    starter : str
+        The code the notebook hands the learner.
+    success : str
+        A sentence added to the feedback of a right answer.
+    answer_name : str
+        The name the starter and the solution define.
+    reference : callable
+        Computes the right result from a case, by keyword.
+    cases : tuple of dict
+        The arguments, by name, in the prompt's order.
+    keyword_only : tuple of str
+        Arguments passed by keyword (the prompt asks for them so).
+    mistakes : tuple of Mistake
+        Known wrong answers, named when made.
+    returns : str
+        What the function returns, for feedback about its result.
+    rtol, atol : float
+        Tolerances of the comparison.
+
+    Examples
+    --------
+    >>> double = FunctionExercise(
+    ...     name="double", prompt="Write f(x) returning 2 x.", hint_text="Multiply.",
+    ...     solution_code="def f(x): return 2 * x", answer_name="f",
+    ...     reference=lambda x: 2 * x, cases=({"x": 1.0}, {"x": -3.0}))
+    >>> double.evaluate(lambda value: value + value).passed
+    True
+    >>> double.evaluate(lambda value: value + 2).message[:36]
+    'the result of <lambda>(1) differs fr'
     """
 
     reference: object = None
@@ -345,7 +464,7 @@ class FunctionExercise(Exercise):
         return None
 
     def _order_note(self, func):
-        """A note when the learner used the prompt's names in another order."""
+        """Return a note when the learner used the prompt's names in another order."""
         parameters = self._learner_parameters(func)
         if parameters is None:
             return ""
@@ -402,6 +521,37 @@ class ValueExercise(Exercise):
     """The learner computes a value (number or array) that must match ``expected``.
 
     ``mistakes`` are known wrong values (`Mistake` with an ``answer`` that takes no arguments).
+
+    Parameters
+    ----------
+    name : str
+        Identifies the exercise (``ch02.q1`` is named in test ids).
+    prompt : str
+        The task as the learner reads it.
+    hint_text : str
+        What `hint` prints.
+    solution_code : str
+        The model answer as runnable code (what `solution` prints).
+    starter : str
+        The code the notebook hands the learner.
+    success : str
+        A sentence added to the feedback of a right answer.
+    answer_name : str
+        The name the starter and the solution define.
+    expected : object
+        The right value (number or array).
+    mistakes : tuple of Mistake
+        Known wrong values (their ``answer`` takes no arguments).
+    rtol, atol : float
+        Tolerances of the comparison.
+
+    Examples
+    --------
+    >>> third = ValueExercise(
+    ...     name="third", prompt="Compute 1/3.", hint_text="Divide.", solution_code="answer = 1 / 3",
+    ...     expected=1 / 3)
+    >>> third.evaluate(0.3333333333).passed, third.evaluate(0.33).passed
+    (True, False)
     """
 
     expected: object = None
@@ -423,6 +573,37 @@ class ChoiceExercise(Exercise):
     """The learner picks one of ``options`` (a dict: option -> explanation); ``correct`` is right.
 
     Options are compared case-insensitively as strings, so ``True``/"true" or 2/"2" both work.
+
+    Parameters
+    ----------
+    name : str
+        Identifies the exercise (``ch02.q1`` is named in test ids).
+    prompt : str
+        The task as the learner reads it.
+    hint_text : str
+        What `hint` prints.
+    solution_code : str
+        The model answer as runnable code (what `solution` prints).
+    starter : str
+        The code the notebook hands the learner.
+    success : str
+        A sentence added to the feedback of a right answer.
+    answer_name : str
+        The name the starter and the solution define.
+    options : dict
+        Option -> the explanation shown when it is chosen (the right one starts "Right").
+    correct : object
+        The right option.
+    labels : dict
+        Option -> the text a quiz widget shows for it.
+
+    Examples
+    --------
+    >>> coin = ChoiceExercise(
+    ...     name="coin", prompt="Heads or tails?", hint_text="Look.", solution_code='answer = "heads"',
+    ...     options={"heads": "Right: heads.", "tails": "No: it landed heads."}, correct="heads")
+    >>> coin.evaluate("Heads").passed, coin.evaluate("tails").message
+    (True, 'No: it landed heads.')
     """
 
     options: dict = field(default_factory=dict)

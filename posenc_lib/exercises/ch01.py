@@ -7,8 +7,11 @@ from ._core import ChoiceExercise, FunctionExercise, Mistake
 
 
 def _layer_case(seed, t, d_model, d_k, d_v):
-    """Random tokens and a layer scaled like a trained one: the scaled scores have spread about
-    1, so the softmax is not saturated and a missing or wrong scale changes every output."""
+    """Random tokens and a layer scaled like a trained one.
+
+    The scaled scores have spread about 1, so the softmax is not saturated and a missing or wrong
+    scale changes every output.
+    """
     rng = np.random.default_rng(seed)
     return {
         "x": rng.normal(size=(t, d_model)),

@@ -8,7 +8,7 @@ from ._core import FunctionExercise, Mistake
 
 def _angles(seq_len, d_model, *, base=10000.0, start=0):
     """Every (position, pair) angle, positions counted from ``start``."""
-    return np.arange(start, start + seq_len)[:, None] * frequencies(d_model, base)[None, :]
+    return np.arange(start, start + seq_len)[:, None] * frequencies(d_model, base=base)[None, :]
 
 
 def _concatenated(seq_len, d_model):

@@ -29,8 +29,22 @@ def _per_head(w, n_heads, order):
 
 
 def half_layout_columns(w, n_heads):
-    """The output columns of a projection ``w`` (..., n_heads * d_head), reordered inside each head
-    from interleaved pairs (2i, 2i + 1) to the half layout (i, i + d_head / 2).
+    """Return the output columns of a projection ``w``, reordered for the half layout head by head.
+
+    ``w`` has shape (..., n_heads * d_head); inside each head the columns go from interleaved pairs
+    (2i, 2i + 1) to the half layout (i, i + d_head / 2).
+
+    Parameters
+    ----------
+    w : array_like, shape (..., n_heads * d_head)
+        A query or key projection.
+    n_heads : int
+        Heads, each of an even width d_head.
+
+    Returns
+    -------
+    ndarray, same shape as ``w``
+        The columns in the half layout, head by head.
 
     Examples
     --------

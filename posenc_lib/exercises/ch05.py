@@ -12,12 +12,12 @@ def _geometric(m, start=1):
 
 
 def _below(n):
-    """The largest power of two not above n."""
+    """Return the largest power of two not above n."""
     return 2 ** int(np.floor(np.log2(n)))
 
 
 def _extra_slopes(n, pick):
-    """The official recipe with another choice of the 2c-head slopes for the extra heads."""
+    """Return the official recipe with another choice of the 2c-head slopes for the extra heads."""
     c = _below(n)
     if c == n:
         return _geometric(n)

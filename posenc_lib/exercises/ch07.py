@@ -15,7 +15,37 @@ KINDS = ("predict", "reason", "recall")
 
 @dataclass(repr=False)
 class QuizQuestion(ChoiceExercise):
-    """A multiple-choice question of the course quiz, with the chapter it reviews and its kind."""
+    """A multiple-choice question of the course quiz, with the chapter it reviews and its kind.
+
+    Parameters
+    ----------
+    name : str
+        Identifies the exercise (``ch02.q1`` is named in test ids).
+    prompt : str
+        The task as the learner reads it.
+    hint_text : str
+        What `hint` prints.
+    solution_code : str
+        The model answer as runnable code (what `solution` prints).
+    starter : str
+        The code the notebook hands the learner.
+    success : str
+        A sentence added to the feedback of a right answer.
+    answer_name : str
+        The name the starter and the solution define.
+    options, correct, labels
+        As in `ChoiceExercise`.
+    chapter : str
+        The chapter it reviews ("01" .. "06").
+    kind : str
+        What it asks for: one of `KINDS`.
+
+    Examples
+    --------
+    >>> question = QUESTIONS[0]
+    >>> question.evaluate(question.correct).passed
+    True
+    """
 
     chapter: str = ""
     kind: str = "recall"

@@ -6,8 +6,24 @@ from ..widgets._live import Explorer
 
 
 class Quiz(Explorer):
-    """Multiple-choice questions (ChoiceExercises with labels), each with a Check button that
-    explains the answer, right or wrong."""
+    """Show multiple-choice questions, each with a Check button.
+
+    The questions are ChoiceExercises with labels; a Check button explains the answer, right or
+    wrong.
+
+    Parameters
+    ----------
+    questions : iterable of ChoiceExercise
+        The questions, in order; their ``labels`` are the radio buttons' texts.
+
+    Examples
+    --------
+    >>> from posenc_lib.exercises import ch07
+    >>> quiz = Quiz(ch07.QUESTIONS[:2])
+    >>> quiz.choices[0].value = ch07.QUESTIONS[0].correct
+    >>> quiz.check(0).passed, quiz.score.value
+    (True, '1 of 2 right so far')
+    """
 
     def __init__(self, questions):
         self.questions = list(questions)

@@ -7,6 +7,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
+from .._checks import check_int, check_real, short
+
 
 class LiveFigure:
     """A matplotlib Figure rendered into an ``ipywidgets.Image``, fast enough for sliders.
@@ -23,9 +25,32 @@ class LiveFigure:
         Inches.
     dpi : int
         Modest by default: fewer pixels to draw and encode on every step.
+
+
+
+    Examples
+    --------
+    >>> live = LiveFigure(figsize=(2, 2))
+    >>> (line,) = live.fig.add_subplot().plot([0, 1], [0, 1])
+    >>> live.animate(line)
+    >>> live.render()
+    >>> live.renders, bytes(live.image.value[1:4])
+    (1, b'PNG')
     """
 
     def __init__(self, figsize=(8, 3.2), dpi=80):
+        try:
+            width, height = (
+                check_real("LiveFigure", "figsize", v, greater_than=0) for v in figsize
+            )
+        except (TypeError, ValueError) as error:
+            if "figsize" in str(error):
+                raise
+            raise TypeError(
+                f"LiveFigure: figsize must be (width, height) in inches, got {short(figsize)}"
+            ) from None
+        dpi = check_int("LiveFigure", "dpi", dpi, minimum=10)
+        figsize = (width, height)
         self.fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
         self.canvas = FigureCanvasAgg(self.fig)
         self.image = widgets.Image(format="png")
@@ -64,8 +89,10 @@ class LiveFigure:
         self.renders += 1
 
     def snapshot(self):
-        """The last rendered frame as a static image for a notebook output, re-encoded with
-        full compression (slower than a slider step can afford, smaller to commit)."""
+        """Return the last rendered frame as a static image for a notebook output.
+
+        Re-encoded with full compression (slower than a slider step can afford, smaller to commit).
+        """
         from IPython.display import Image as PNG
 
         buffer = io.BytesIO()
@@ -75,7 +102,17 @@ class LiveFigure:
 
 
 class Explorer:
-    """Base of the course's widgets: each builds ``self.box`` and shows it when displayed."""
+    """Base of the course's widgets: each builds ``self.box`` and shows it when displayed.
+
+    Examples
+    --------
+    >>> import ipywidgets as widgets
+    >>> class Hello(Explorer):
+    ...     def __init__(self):
+    ...         self.box = widgets.Label("hello")
+    >>> Hello().box.value
+    'hello'
+    """
 
     box = None
 

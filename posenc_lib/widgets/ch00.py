@@ -14,6 +14,15 @@ class HelloSlider(Explorer):
     The hand turns by one radian per position (the fastest pair of chapter 2). The label says the
     angle in radians and in degrees, with the whole turns taken out: 7 rad is 401 degrees, one
     full turn (360) plus 41.
+
+
+
+    Examples
+    --------
+    >>> hello = HelloSlider()
+    >>> hello.position.value = 7
+    >>> hello.label.value
+    'position 7: 7.00 rad = 401 degrees = 1 full turn + 41 degrees'
     """
 
     def __init__(self):
@@ -29,6 +38,7 @@ class HelloSlider(Explorer):
         self.box = widgets.VBox([self.position, self.live.image, self.label])
 
     def update(self, change=None):
+        """Turn the hand to the slider's position (the slider's observer)."""
         angle = self.position.value * frequencies(2)[0]
         plots.set_clock_hands(self.hands, self.dots, [angle])
         self.live.render()

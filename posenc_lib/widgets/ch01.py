@@ -4,17 +4,54 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import plots
+from .._checks import check_array, check_int, short
+from ..attention import _check_weights
 from ..display import format_difference
-from ..word_order import compare_orders, split_words
+from ..word_order import OrderComparison, compare_orders, split_words
 from ._live import Explorer, LiveFigure
 
 
 def draw_order_comparison(axes, comparison, title_a="sentence A", title_b="sentence B"):
     """Chapter 1's three panels: both attention patterns and both sentence vectors.
 
-    Returns the artists a widget updates: (image_a, image_b, bars_a, bars_b).
+    The artists returned are those a widget updates.
+
+    Parameters
+    ----------
+    axes : sequence of three matplotlib.axes.Axes
+        For sentence A's weights, sentence B's weights and the two sentence vectors.
+    comparison : OrderComparison
+        From `~posenc_lib.word_order.compare_orders`.
+    title_a, title_b : str
+        The two heatmaps' titles.
+
+    Returns
+    -------
+    image_a, image_b : matplotlib.image.AxesImage
+        The two attention patterns.
+    bars_a, bars_b : matplotlib.container.BarContainer
+        The two sentence vectors.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from posenc_lib.word_order import compare_orders
+    >>> c = compare_orders("a b", "b a", np.eye(4), np.eye(4), np.eye(4))
+    >>> artists = draw_order_comparison(Figure().subplots(1, 3), c)
+    >>> artists[0].get_array().shape, len(artists[2])
+    ((2, 2), 4)
     """
-    ax_a, ax_b, ax_v = axes
+    if not isinstance(comparison, OrderComparison):
+        raise TypeError(
+            f"draw_order_comparison: comparison must come from compare_orders, got {short(comparison)}"
+        )
+    flat = list(np.ravel(np.array(axes, dtype=object))) if hasattr(axes, "__len__") else []
+    if len(flat) != 3 or isinstance(axes, str):
+        raise ValueError(f"draw_order_comparison: axes must be three Axes, got {short(axes)}")
+    for name, title in (("title_a", title_a), ("title_b", title_b)):
+        if not isinstance(title, str):
+            raise TypeError(f"draw_order_comparison: {name} must be a str, got {short(title)}")
+    ax_a, ax_b, ax_v = flat
     image_a = plots.heatmap(
         ax_a, comparison.weights_a, labels=comparison.words_a, title=title_a, vmin=0, vmax=1
     )
@@ -38,7 +75,28 @@ def draw_order_comparison(axes, comparison, title_a="sentence A", title_b="sente
 
 
 def describe_comparison(comparison):
-    """One line of numbers under chapter 1's figure."""
+    """One line of numbers under chapter 1's figure.
+
+    Parameters
+    ----------
+    comparison : OrderComparison
+        From `~posenc_lib.word_order.compare_orders`.
+
+    Returns
+    -------
+    str
+        The token gap (when B is a shuffle of A) and the sentence-vector gap, machine-stable.
+
+    Examples
+    --------
+    >>> from posenc_lib.word_order import compare_orders
+    >>> describe_comparison(compare_orders("a b", "b a", np.eye(4), np.eye(4), np.eye(4)))
+    'max |out_B - out_A shuffled| = < 1e-12 (rounding only);  max |vector_A - vector_B| = < 1e-12 (rounding only)'
+    """
+    if not isinstance(comparison, OrderComparison):
+        raise TypeError(
+            f"describe_comparison: comparison must come from compare_orders, got {short(comparison)}"
+        )
     if comparison.order is None:
         tokens = "B is not a shuffle of A's words, so tokens can't be matched"
     else:
@@ -47,12 +105,41 @@ def describe_comparison(comparison):
 
 
 class OrderExplorer(Explorer):
-    """Type two sentences (or shuffle the first), toggle positions and the causal mask, and watch
-    both attention patterns and the two sentence vectors."""
+    """Compare two sentences through one attention layer.
+
+    Type them (or shuffle the first), toggle positions and the causal mask, and watch both
+    attention patterns and the two sentence vectors.
+
+    Parameters
+    ----------
+    w_q, w_k, w_v : array_like, shape (d_model, width)
+        The attention layer (as `~posenc_lib.attention.self_attention` takes it).
+    sentence, other : str
+        The two sentences shown first.
+    seed : int
+        Seeds the shuffle button.
+
+    Examples
+    --------
+    >>> w = np.eye(8)
+    >>> explorer = OrderExplorer(w, w, w)
+    >>> explorer.status.value.startswith("max |out_B - out_A shuffled| = < 1e-12")
+    True
+    >>> explorer.causal.value = True   # a causal mask alone tells the orders apart
+    >>> explorer.status.value.startswith("max |out_B - out_A shuffled| = < 1e-12")
+    False
+    """
 
     def __init__(
         self, w_q, w_k, w_v, sentence="the dog bit the man .", other="the man bit the dog .", seed=0
     ):
+        func = "OrderExplorer"
+        for name, text in (("sentence", sentence), ("other", other)):
+            if not isinstance(text, str):
+                raise TypeError(f"{func}: {name} must be a str, got {short(text)}")
+        w_q = check_array(func, "w_q", w_q, ndim=2)
+        _check_weights(func, np.zeros((1, w_q.shape[0])), w_q, w_k, w_v)
+        seed = check_int(func, "seed", seed, minimum=0)
         self.layer = (w_q, w_k, w_v)
         self.rng = np.random.default_rng(seed)
         self.text_a = widgets.Text(value=sentence, description="A", continuous_update=False)
@@ -83,6 +170,7 @@ class OrderExplorer(Explorer):
         )
 
     def compare(self):
+        """Run both sentences through the layer with the current settings."""
         return compare_orders(
             self.text_a.value or ".",
             self.text_b.value or ".",
@@ -92,10 +180,12 @@ class OrderExplorer(Explorer):
         )
 
     def shuffle_a(self, button=None):
+        """Put a random shuffle of sentence A into B (the button's handler)."""
         words = split_words(self.text_a.value)
         self.text_b.value = " ".join(self.rng.permutation(words))
 
     def update(self, change=None):
+        """Redraw both patterns and vectors for the current inputs (the observer)."""
         comparison = self.compare()
         image_a, image_b, bars_a, bars_b = self.artists
         words = (comparison.words_a, comparison.words_b)

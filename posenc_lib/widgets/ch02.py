@@ -5,11 +5,13 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from .. import plots
+from .._checks import check_choice, check_int
 from ..sinusoidal import (
     distance_by_shift,
     frequencies,
     similarity_by_distance,
     sinusoidal_positions,
+    wavelengths,
 )
 from ._live import Explorer, LiveFigure, _slider
 
@@ -19,25 +21,56 @@ class SinusoidalExplorer(Explorer):
 
     Top: the selected pair's clock (red), then eight clocks for evenly spaced pairs from the
     fastest to the slowest, one hand per (sin, cos) pair. Bottom left: the selected pair's two waves
-    around the current position (marked at offset 0). Bottom right: the whole table PE with a cursor on the position's row and the
-    pair's columns. Position and pair steps only move artists (blitting); d_model and base
+    around the current position (marked at offset 0). Bottom right: the whole table PE with a
+    cursor on the position's row and the pair's columns. Position and pair steps only move artists (blitting); d_model and base
     changes redraw the figure.
+
+    Parameters
+    ----------
+    seq_len : int, optional
+        Positions in the table (default: enough for the slowest pair shown to turn visibly).
+    d_model : {16, 32, 64, 128}
+        The encoding's width (a dropdown offers these).
+    base : {100.0, 1000.0, 10000.0, 100000.0}
+        The encoding's base (a dropdown offers these).
+    position : int
+        The position shown first.
+    pair : int
+        The pair shown first, 0 .. d_model/2 - 1.
+
+    Examples
+    --------
+    >>> explorer = SinusoidalExplorer(position=3, pair=1)
+    >>> explorer.status.value[:34]
+    'p=3, pair i=1 (columns 2, 3; wavel'
     """
 
     n_clocks = 8
     window = 40  # the waves panel shows positions p - 40 .. p + 40
 
+    d_models = (16, 32, 64, 128)
+    bases = (100.0, 1000.0, 10000.0, 100000.0)
+
     def __init__(self, seq_len=None, d_model=16, base=10000.0, position=3, pair=0):
+        func = "SinusoidalExplorer"
+        d_model = check_choice(func, "d_model", d_model, self.d_models)
+        base = check_choice(func, "base", base, self.bases)
+        if seq_len is not None:
+            seq_len = check_int(func, "seq_len", seq_len, minimum=2)
+        position = check_int(func, "position", position, minimum=0)
+        pair = check_int(func, "pair", pair, minimum=0)
+        if pair >= d_model // 2:
+            raise ValueError(f"{func}: pair must be < d_model / 2 = {d_model // 2}, got {pair}")
         self.fixed_len = seq_len  # None: the range grows with the slowest wavelength shown
         self.seq_len = seq_len or self.positions_needed(d_model, base)
+        if position >= self.seq_len:
+            raise ValueError(f"{func}: position must be < seq_len = {self.seq_len}, got {position}")
         self.position = _slider("position p", position, 0, self.seq_len - 1)
         self.pair = _slider("pair i", pair, 0, d_model // 2 - 1)
         self.d_model = widgets.Dropdown(
-            options=[16, 32, 64, 128], value=d_model, description="d_model"
+            options=list(self.d_models), value=d_model, description="d_model"
         )
-        self.base = widgets.Dropdown(
-            options=[100.0, 1000.0, 10000.0, 100000.0], value=base, description="base"
-        )
+        self.base = widgets.Dropdown(options=list(self.bases), value=base, description="base")
         self.status = widgets.Label()
         self.live = LiveFigure(figsize=(9, 5.2))
         grid = self.live.fig.add_gridspec(2, 2, height_ratios=[1, 1.6])
@@ -61,12 +94,15 @@ class SinusoidalExplorer(Explorer):
     # -- state derived from the controls ----------------------------------------------------
     @staticmethod
     def positions_needed(d_model, base, cap=10_000):
-        """Enough positions for the slowest pair to turn visibly: a quarter of its wavelength,
-        at least 100 and at most ``cap``."""
-        slowest = 2 * np.pi / frequencies(d_model, base)[d_model // 2 - 1]
+        """Enough positions for the slowest pair to turn visibly.
+
+        A quarter of its wavelength, at least 100 and at most ``cap``.
+        """
+        slowest = wavelengths(d_model, base=base)[d_model // 2 - 1]
         return int(min(cap, max(100, np.ceil(slowest / 4))))
 
     def shown_pairs(self):
+        """Pick the pairs the clocks show: evenly spaced from fastest to slowest."""
         n_pairs = self.d_model.value // 2
         return np.unique(np.round(np.linspace(0, n_pairs - 1, self.n_clocks)).astype(int))
 
@@ -78,12 +114,13 @@ class SinusoidalExplorer(Explorer):
             ax.clear()
         self.live.animated.clear()
         d, base = self.d_model.value, self.base.value
-        self.omega = frequencies(d, base)
+        self.omega = frequencies(d, base=base)
+        self.wavelength = wavelengths(d, base=base)
         if self.fixed_len is None:
             self.seq_len = self.positions_needed(d, base)
             self.position.max = self.seq_len - 1
         self.table = sinusoidal_positions(self.seq_len, d, base=base)
-        labels = [""] + [f"i={i}\nλ={2 * np.pi / self.omega[i]:,.0f}" for i in self.shown_pairs()]
+        labels = [""] + [f"i={i}\nλ={self.wavelength[i]:,.0f}" for i in self.shown_pairs()]
         self.hands, self.dots = plots.clock_faces(
             self.ax_clock, self._angles(), labels=labels, highlight=0
         )
@@ -149,20 +186,22 @@ class SinusoidalExplorer(Explorer):
         cos_line.set_ydata(around[:, 2 * i + 1])
         self.row_cursor.set_ydata([p, p])
         self.col_cursor.set_x(2 * i - 0.5)
-        self.selected_label.set_text(f"selected\ni={i}\nλ={2 * np.pi / self.omega[i]:,.0f}")
+        self.selected_label.set_text(f"selected\ni={i}\nλ={self.wavelength[i]:,.0f}")
         angle = p * self.omega[i]
         self.status.value = (
             f"p={p}, pair i={i} (columns {2 * i}, {2 * i + 1}; wavelength "
-            f"{2 * np.pi / self.omega[i]:,.1f} positions): angle p·ω_i = {angle:.3f} rad, "
+            f"{self.wavelength[i]:,.1f} positions): angle p·ω_i = {angle:.3f} rad, "
             f"sin = {np.sin(angle):+.4f}, cos = {np.cos(angle):+.4f}"
         )
 
     # -- observers ---------------------------------------------------------------------------
     def step(self, change=None):
+        """Move the step's artists to the controls' values (the fast observer)."""
         self._move()
         self.live.render()
 
     def rebuild(self, change=None):
+        """Redraw everything for a new d_model or base (the dropdowns' observer)."""
         self.pair.value = min(self.pair.value, self.d_model.value // 2 - 1)
         self._build()
 
@@ -174,20 +213,43 @@ class SimilarityExplorer(Explorer):
     only the fastest or slowest quarter of them; the marker sits at the chosen k, and the
     status line gives the similarity and the distance |PE[p + k] - PE[p]| there. Moving k only
     moves the marker; changing d_model, base or band redraws the curve.
+
+    Parameters
+    ----------
+    d_model : {16, 32, 64, 128, 512}
+        The encoding's width (a dropdown offers these).
+    base : {100.0, 1000.0, 10000.0, 100000.0}
+        The encoding's base.
+    max_shift : int
+        The largest shift k the slider offers.
+    shift : int
+        The shift shown first, 0 .. max_shift.
+
+    Examples
+    --------
+    >>> explorer = SimilarityExplorer(d_model=16, max_shift=50, shift=0)
+    >>> explorer.status.value[:36]
+    'k = 0: similarity 8.00 of at most 8;'
     """
 
     bands = ("all pairs", "fastest quarter", "slowest quarter")
+    d_models = (16, 32, 64, 128, 512)
+    bases = (100.0, 1000.0, 10000.0, 100000.0)
 
     def __init__(self, d_model=128, base=10000.0, max_shift=2000, shift=10):
-
+        func = "SimilarityExplorer"
+        d_model = check_choice(func, "d_model", d_model, self.d_models)
+        base = check_choice(func, "base", base, self.bases)
+        max_shift = check_int(func, "max_shift", max_shift, minimum=1)
+        shift = check_int(func, "shift", shift, minimum=0)
+        if shift > max_shift:
+            raise ValueError(f"{func}: shift must be <= max_shift = {max_shift}, got {shift}")
         self.shifts = np.arange(0, max_shift + 1)
         self.shift = _slider("shift k", shift, 0, max_shift)
         self.d_model = widgets.Dropdown(
-            options=[16, 32, 64, 128, 512], value=d_model, description="d_model"
+            options=list(self.d_models), value=d_model, description="d_model"
         )
-        self.base = widgets.Dropdown(
-            options=[100.0, 1000.0, 10000.0, 100000.0], value=base, description="base"
-        )
+        self.base = widgets.Dropdown(options=list(self.bases), value=base, description="base")
         self.band = widgets.Dropdown(options=self.bands, value="all pairs", description="pairs")
         self.status = widgets.Label()
         self.live = LiveFigure(figsize=(8, 3.4))
@@ -206,6 +268,7 @@ class SimilarityExplorer(Explorer):
         )
 
     def pairs(self):
+        """Return the pairs of the chosen band, as a slice."""
         n = self.d_model.value // 2
         quarter = max(1, n // 4)
         return {
@@ -242,5 +305,6 @@ class SimilarityExplorer(Explorer):
         )
 
     def step(self, change=None):
+        """Move the marker to the slider's shift (the fast observer)."""
         self._move()
         self.live.render()

@@ -4,20 +4,48 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import plots
-from ..rope import apply_rope
+from .._checks import check_even, check_int, check_real
+from ..rope import apply_rope, rope_frequencies, rope_wavelengths
 from ._live import Explorer, LiveFigure, _slider
 
 
 class RopeExplorer(Explorer):
-    """Chapter 4: query position m, key position n and pair i. Left: pair i of q and k, drawn
-    before (faint) and after rotation. Right: the score q_m . k_n against the offset n - m, a
-    fixed curve, with a black marker at the current offset: move m and n together and it stays
-    put. The plane is scaled to the selected pair, so its arrows fill it."""
+    """Chapter 4: query position m, key position n and pair i.
+
+    Left: pair i of q and k, drawn before (faint) and after rotation. Right: the score q_m . k_n
+    against the offset n - m, a fixed curve, with a black marker at the current offset: move m and
+    n together and it stays put. The plane is scaled to the selected pair, so its arrows fill it.
+
+    Parameters
+    ----------
+    d : int
+        Width of the random query and key (even).
+    base : float
+        RoPE's base (> 1).
+    seed : int
+        Seeds the query and the key.
+    max_offset : int
+        The score curve spans offsets -max_offset .. max_offset.
+
+    Examples
+    --------
+    >>> explorer = RopeExplorer()
+    >>> before = explorer.score(3, 7)
+    >>> explorer.m.value, explorer.n.value = 103, 107   # the same offset, 100 positions later
+    >>> bool(np.isclose(explorer.score(103, 107), before))
+    True
+    """
 
     def __init__(self, d=16, base=10000.0, seed=0, max_offset=120):
-        rng = np.random.default_rng(seed)
+        func = "RopeExplorer"
+        d = check_even(func, "d", d)
+        base = check_real(func, "base", base, greater_than=1)
+        max_offset = check_int(func, "max_offset", max_offset, minimum=1)
+        rng = np.random.default_rng(check_int(func, "seed", seed, minimum=0))
         self.q, self.k = rng.normal(size=(1, d)), rng.normal(size=(1, d))
         self.base = base
+        self.theta = rope_frequencies(d, base=base)
+        self.wavelength = rope_wavelengths(d, base=base)
         self.m = _slider("query position m", 3, 0, 120)
         self.n = _slider("key position n", 7, 0, 120)
         self.pair = _slider("pair i", 0, 0, d // 2 - 1)
@@ -48,12 +76,15 @@ class RopeExplorer(Explorer):
         return 1.25 * max(np.linalg.norm(self.q[0, pairs]), np.linalg.norm(self.k[0, pairs]))
 
     def rotated(self, x, position):
+        """Return ``x`` (shape (1, d)) rotated to ``position``."""
         return apply_rope(x, positions=[position], base=self.base)[0]
 
     def score(self, m, n):
+        """Return the score of the query at position m against the key at n."""
         return float(self.rotated(self.q, m) @ self.rotated(self.k, n))
 
     def step(self, change=None):
+        """Move the arrows and the marker to the sliders' values (the observer)."""
         m, n, i = self.m.value, self.n.value, self.pair.value
         new_pair = change is not None and change.get("owner") is self.pair
         pairs = slice(2 * i, 2 * i + 2)
@@ -66,11 +97,10 @@ class RopeExplorer(Explorer):
         )
         score = self.score(m, n)
         self.marker.set_data([n - m], [score])
-        wavelength = 2 * np.pi / self.base ** (-2 * i / self.q.shape[1])
-        self.plane_title.set_text(f"pair i={i} (wavelength {wavelength:,.1f}) of q and k")
+        self.plane_title.set_text(f"pair i={i} (wavelength {self.wavelength[i]:,.1f}) of q and k")
         self.status.value = (
             f"m={m}, n={n}, offset n-m={n - m}: score = {score:+.6f}  "
-            f"(pair {i} turns {self.base ** (-2 * i / self.q.shape[1]):.4f} "
+            f"(pair {i} turns {self.theta[i]:.4f} "
             f"rad per position)"
         )
         if new_pair:  # a new pair has its own length: rescale the plane (a full redraw)

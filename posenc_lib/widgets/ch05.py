@@ -4,25 +4,54 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import plots
-from ..alibi import alibi_bias
-from ..attention import causal_mask, softmax
+from .._checks import check_int
+from ..alibi import alibi_bias, alibi_slopes
+from ..attention import causal_mask, self_attention
 from ._live import Explorer, LiveFigure, _slider
 
 
 class AlibiExplorer(Explorer):
-    """Chapter 5: head (slope) and query position. Top: the bias -m·(i - j) over keys j <= i.
-    Bottom: the attention weights over keys with and without the bias, for fixed random q, k."""
+    """Chapter 5: head (slope) and query position.
+
+    Top: the bias -m·(i - j) over keys j <= i. Bottom: the attention weights over keys with and
+    without the bias, for fixed random q, k.
+
+    Parameters
+    ----------
+    seq_len : int
+        Positions (at least 2).
+    n_heads : int
+        Heads, each with its ALiBi slope.
+    d_k : int
+        Width of the random queries and keys.
+    seed : int
+        Seeds the queries and keys.
+
+    Examples
+    --------
+    >>> explorer = AlibiExplorer(seq_len=8, n_heads=2)
+    >>> explorer.status.value[:30]
+    'head 0: slope m = 0.0625; quer'
+    """
 
     def __init__(self, seq_len=32, n_heads=8, d_k=16, seed=0):
 
-        rng = np.random.default_rng(seed)
+        func = "AlibiExplorer"
+        seq_len = check_int(func, "seq_len", seq_len, minimum=2)
+        n_heads = check_int(func, "n_heads", n_heads, minimum=1)
+        d_k = check_int(func, "d_k", d_k, minimum=1)
+        rng = np.random.default_rng(check_int(func, "seed", seed, minimum=0))
         q, k = rng.normal(size=(seq_len, d_k)), rng.normal(size=(seq_len, d_k))
-        scores = q @ k.T / np.sqrt(d_k)
+        # Chapter 1's attention on fixed random queries and keys: the input holds them side by
+        # side, [q | k], and the projections pick them out (exactly: the other block is zeros).
+        x = np.concatenate([q, k], axis=1)
+        pick_q = np.concatenate([np.eye(d_k), np.zeros((d_k, d_k))])
+        pick_k = np.concatenate([np.zeros((d_k, d_k)), np.eye(d_k)])
         visible = causal_mask(seq_len)
         self.bias = alibi_bias(seq_len, n_heads)
-        self.slopes = -self.bias[:, 1, 0]
-        self.plain = softmax(np.where(visible, scores, -np.inf))
-        self.biased = softmax(np.where(visible, scores + self.bias, -np.inf))
+        self.slopes = alibi_slopes(n_heads)
+        self.plain = self_attention(x, pick_q, pick_k, pick_q, mask=visible)[1]
+        self.biased = self_attention(x, pick_q, pick_k, pick_q, mask=visible, bias=self.bias)[1]
         self.head = _slider("head", 0, 0, n_heads - 1)
         self.query = _slider("query position i", seq_len - 1, 0, seq_len - 1)
         self.status = widgets.Label()
@@ -52,6 +81,7 @@ class AlibiExplorer(Explorer):
         )
 
     def step(self, change=None):
+        """Show the chosen head and query (the sliders' observer)."""
         h, i = self.head.value, self.query.value
         hidden = np.arange(self.bias.shape[-1]) > i
         self.bias_line.set_ydata(np.where(hidden, np.nan, self.bias[h, i]))

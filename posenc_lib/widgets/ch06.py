@@ -4,18 +4,60 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import plots
+from .._checks import check_int, short
+from ..tasks import has_target
 from ._live import Explorer, LiveFigure, _slider
 
 
 class AttentionInspector(Explorer):
-    """Chapter 6: pick a task, a scheme, an evaluation length and a head, and see where each
-    query of one test sequence attends. Models come from ``run_study(..., keep_models=True)``.
+    """Chapter 6: where each trained model attends, at every length.
+
+    Pick a task, a scheme, an evaluation length and a head, and see where each query of one test
+    sequence attends. Models come from ``run_study(..., keep_models=True)``.
+
+    Parameters
+    ----------
+    models : dict
+        (task, scheme, seed) -> TrainResult, as ``run_study(..., keep_models=True)`` returns them.
+    tasks : dict
+        Task name -> a function making that task (`~posenc_lib.tasks.TASKS`).
+    lengths : sequence of int
+        The evaluation lengths offered.
+    seed : int
+        Which seed's models to show.
+
+    Examples
+    --------
+    >>> from posenc_lib.model import ModelConfig, train
+    >>> from posenc_lib.tasks import TASKS
+    >>> config = ModelConfig(vocab_size=16, scheme="alibi", d_model=8, n_heads=2, max_len=8)
+    >>> model = train(config, TASKS["lookback-3"](), steps=1, length=8, progress=False)
+    >>> inspector = AttentionInspector({("lookback-3", "alibi", 0): model}, TASKS, lengths=(8, 16))
+    >>> inspector.status.value[:18], inspector.maps[0].shape
+    ('this sequence: 8% ', (1, 2, 16, 16))
     """
 
     def __init__(self, models, tasks, lengths=(32, 64, 128, 256), seed=0):
-        from ..model import attention_maps, forward
+        from ..model import accuracy, attention_maps, forward, length_problem
 
+        func = "AttentionInspector"
+        if not isinstance(models, dict) or not models:
+            raise TypeError(f"{func}: models must be a non-empty dict, got {short(models)}")
+        if not isinstance(tasks, dict):
+            raise TypeError(f"{func}: tasks must be a dict name -> task maker, got {short(tasks)}")
+        seed = check_int(func, "seed", seed, minimum=0)
+        if not isinstance(lengths, list | tuple):
+            raise TypeError(f"{func}: lengths must be a list of lengths, got {short(lengths)}")
+        lengths = [check_int(func, "lengths", n, minimum=1) for n in lengths]
+        if not lengths:
+            raise ValueError(f"{func}: lengths must offer at least one length")
+        if not any(s == seed for (_, _, s) in models):
+            raise ValueError(f"{func}: no model has seed={seed}")
+        missing = sorted({t for (t, _, _) in models} - set(tasks))
+        if missing:
+            raise ValueError(f"{func}: tasks has no maker for {short(missing)}")
         self._maps, self._forward = attention_maps, forward
+        self._accuracy, self._length_problem = accuracy, length_problem
         self.models = {
             (task, scheme): result for (task, scheme, s), result in models.items() if s == seed
         }
@@ -58,6 +100,7 @@ class AttentionInspector(Explorer):
         self.live.render()
 
     def redraw(self, change=None):
+        """Run the chosen model on a fresh sequence and show its maps (slow path)."""
         result = self.models[(self.task.value, self.scheme.value)]
         task, (tokens, targets) = self._sample()
         n = self.length.value
@@ -67,20 +110,18 @@ class AttentionInspector(Explorer):
             f"(trained at {result.config.max_len})",
             fontsize="medium",
         )
-        if result.config.scheme == "learned" and n > result.config.max_len:
+        problem = self._length_problem(result.config, n)
+        if problem:
             self.maps = None
             self.image.set_data(np.full((n, n), np.nan))
-            self.status.value = (
-                f"a learned table of {result.config.max_len} rows has no "
-                f"vectors for positions {result.config.max_len}..{n - 1}"
-            )
+            self.status.value = f"cannot run: {problem.split('. ')[0]}"
         else:
             self.maps = self._maps(result.params, result.config, tokens)
             logits = self._forward(result.params, tokens, result.config)
-            valid = targets >= 0
             if task.metric == "accuracy":
-                score = np.mean((logits.argmax(-1) == targets)[valid])
-                self.status.value = f"this sequence: {score:.0%} of {valid.sum()} targets right"
+                score = self._accuracy(logits, targets)
+                n_targets = int(np.sum(has_target(targets)))
+                self.status.value = f"this sequence: {score:.0%} of {n_targets} targets right"
             else:
                 self.status.value = "this sequence: next-token prediction (see the loss table)"
             self.image.set_data(self.maps[0][0, self.head.value])

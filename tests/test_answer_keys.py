@@ -1,0 +1,144 @@
+"""The chapters' multiple-choice answer keys, checked independently of their solutions.
+
+A solution is generated from the key it should check, so a wrong key passes its own solution. Two
+independent checks catch it: the right option's explanation is the one that starts "Right" (the
+explanations were written for their options, not for the key), and each chapter question's answer
+agrees with evidence computed here with the library (the course quiz has its own evidence in
+test_exercises.py).
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from autograd import grad
+
+from posenc_lib import (
+    causal_mask,
+    interpolate_positions,
+    self_attention,
+    sinusoidal_positions,
+)
+from posenc_lib.exercises import ChoiceExercise, all_exercises
+from posenc_lib.experiments import load_study, summarize
+from posenc_lib.model import ModelConfig, init_params, loss_fn
+from posenc_lib.tasks import lookback
+
+STUDY = Path(__file__).resolve().parents[1] / "notebooks" / "data" / "study"
+CHOICES = [(chapter, e) for chapter, e in all_exercises() if isinstance(e, ChoiceExercise)]
+
+
+@pytest.mark.parametrize(
+    ("chapter", "exercise"), CHOICES, ids=[f"{c}.{e.name}" for c, e in CHOICES]
+)
+def test_only_the_keyed_option_is_explained_as_right(chapter, exercise):
+    right = [key for key, text in exercise.options.items() if text.startswith("Right")]
+    assert right == [exercise.correct], (exercise.name, right, exercise.correct)
+
+
+# -- evidence: what each chapter question's right answer must say -------------------------------
+
+EVIDENCE = {}
+
+
+def evidence(name):
+    def register(func):
+        EVIDENCE[name] = func
+        return func
+
+    return register
+
+
+def _sentence(seed=0, t=6, d=8):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(t, d))
+    return x, [rng.normal(size=(d, d)) / np.sqrt(d) for _ in range(3)]
+
+
+ORDER = [3, 0, 5, 1, 4, 2]
+
+
+def _keeps(outputs):
+    """'keeps' when the shuffled sentence's outputs are the outputs shuffled, else 'breaks'."""
+    out, shuffled = outputs
+    return "keeps" if np.allclose(shuffled, out[ORDER], atol=1e-10) else "breaks"
+
+
+@evidence("pooling")
+def _():
+    x, w = _sentence()
+    pooled, pooled_shuffled = (
+        self_attention(x, *w)[0].mean(0),
+        self_attention(x[ORDER], *w)[0].mean(0),
+    )
+    return "keeps" if np.allclose(pooled, pooled_shuffled, atol=1e-10) else "breaks"
+
+
+@evidence("causal")
+def _():
+    x, w = _sentence()
+    mask = causal_mask(len(x))
+    return _keeps((self_attention(x, *w, mask=mask)[0], self_attention(x[ORDER], *w, mask=mask)[0]))
+
+
+@evidence("positions")
+def _():
+    x, w = _sentence()
+    pe = sinusoidal_positions(len(x), x.shape[1])
+    return _keeps((self_attention(x + pe, *w)[0], self_attention(x[ORDER] + pe, *w)[0]))
+
+
+@evidence("temperature")
+def _():
+    x, (w_q, w_k, w_v) = _sentence()
+    sharp = (2 * w_q, w_k, w_v)  # every score doubled
+    return _keeps((self_attention(x, *sharp)[0], self_attention(x[ORDER], *sharp)[0]))
+
+
+@evidence("rows_with_gradient")
+def _():
+    config = ModelConfig(vocab_size=16, scheme="learned", d_model=8, max_len=64)
+    tokens, targets = lookback(3).sample(0, 4, 32)
+    rows = np.flatnonzero(
+        np.any(grad(loss_fn)(init_params(config), tokens, targets, config)["pos"] != 0, axis=1)
+    )
+    return f"rows {rows.min()}-{rows.max()}"
+
+
+@evidence("flat_line")
+def _():
+    records = load_study(STUDY)[0]
+    summary = summarize(records, config="4x8+mlp")
+    alibi = [summary[("lookback-3", "alibi", n)][0] for n in (32, 64, 128, 256)]
+    best = max(summary[("lookback-3", s, 32)][0] for s in ("sinusoidal", "learned", "rope"))
+    assert max(alibi) - min(alibi) < 0.1  # flat ...
+    assert alibi[0] < best - 0.3  # ... at a level far below what the task allows
+    return "never learnt"
+
+
+@evidence("interpolation")
+def _():
+    query, key = interpolate_positions([10.0, 7.0], 4.0)
+    return f"becomes {query - key}"
+
+
+def _option_texts(exercise):
+    """Each option's words: from the prompt for lettered options, '(a) ...;', else the key."""
+    described = dict(re.findall(r"\((\w)\) ([^;]*)", exercise.prompt))
+    return {key: described.get(key, str(key)) for key in exercise.options}
+
+
+CHAPTER_QUESTIONS = {e.name: e for chapter, e in CHOICES if chapter != "ch07"}
+
+
+def test_every_chapter_question_has_its_own_evidence():
+    assert set(EVIDENCE) == set(CHAPTER_QUESTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(EVIDENCE))
+def test_the_chapter_answer_key_agrees_with_the_evidence(name):
+    phrase = EVIDENCE[name]()
+    question = CHAPTER_QUESTIONS[name]
+    holding = [key for key, text in _option_texts(question).items() if phrase in text]
+    assert holding == [question.correct], (phrase, holding)
