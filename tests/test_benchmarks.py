@@ -154,6 +154,7 @@ MEASURED = {
     "notebook_peak_mb": {"00_start_here.ipynb": 150},
     "import_s": summary(0.2),
     "site_landing_transfer": {"total": 1_500_000, "gzip": 600_000, "requests": 30},
+    "sweep_s": {"quick": 80.0, "full": 700.0},
 }
 
 
@@ -173,6 +174,7 @@ def test_every_goal_is_met_by_results_within_its_limits():
         ("notebook_peak_mb", {"02_x.ipynb": 640}, "640 MB (02_x.ipynb)"),
         ("import_s", summary(0.7), "0.7 s"),
         ("site_landing_transfer", {"total": 2_400_000, "gzip": 1e6, "requests": 40}, "2.40 MB"),
+        ("sweep_s", {"full": 1082.0}, "1,082.0 s (full)"),
     ],
 )
 def test_a_goal_beyond_its_limit_is_marked_missed_with_the_worst_case(goal, worse, named):
@@ -201,3 +203,7 @@ EXTRA = {
     "sinusoidal_vs_seed_loop_ratio": {"512x128": 30.0, "2048x512": 30.0},
     "train_tokens_per_s": {"none": summary(5e4)},
 }
+
+
+def test_a_tiny_sweep_alone_measures_no_sweep_goal():
+    assert bench.goal_status({**MEASURED, "sweep_s": {"tiny": 4.0}})["sweep_s"][0] == "not measured"
