@@ -79,7 +79,10 @@ def lab(tmp_path_factory, browser):
     """JupyterLab on 127.0.0.1, serving a throw-away copy of notebooks/ (autosave can't touch
     the committed notebooks). The empty token is for this local test server only."""
     root = tmp_path_factory.mktemp("lab")
-    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    # The notebooks as a learner opens them: without their MyST text sources, which jupytext's
+    # contents manager would otherwise compare with each notebook (and refuse one whose text
+    # source looks newer, as copies made within the same second may).
+    shutil.copytree(ROOT / "notebooks", root / "notebooks", ignore=shutil.ignore_patterns("*.md"))
     # User settings for this server only: render every cell (JupyterLab 4 otherwise renders
     # off-screen cells lazily, hiding their outputs from the page), no news pop-up, and no
     # autosave (it could race the test's own save over the same temporary file).
