@@ -1,4 +1,4 @@
-"""Chapter 7: the course quiz.
+"""Chapter 8: the course quiz.
 
 Each question is data: a prompt, labelled options, the right one, an explanation for every option
 (right or wrong), a hint that points at the idea without naming the answer, the chapter it
@@ -534,10 +534,10 @@ QUESTIONS = [
         "a",
         "RoPE scores depend on the difference of the positions the rotation uses.",
     ),
-    # -- chapter 07: putting it together ---------------------------------------------------------
+    # -- chapter 08: putting it together ---------------------------------------------------------
     _question(
         "models",
-        "07",
+        "08",
         "recall",
         "Which of these models uses RoPE and no absolute position embeddings?",
         {
@@ -554,11 +554,11 @@ QUESTIONS = [
             ),
         },
         "b",
-        "Chapter 7's comparison table lists where each model's positions enter.",
+        "Chapter 8's comparison table lists where each model's positions enter.",
     ),
     _question(
         "alibi_no_mask",
-        "07",
+        "08",
         "predict",
         "ALiBi in a bidirectional layer (no causal mask, no position vectors). In a 3-token "
         "input you swap the first and the last token. Does the middle token's output change?",
