@@ -65,6 +65,7 @@ TRAIN = {"batch_size": 16, "lr": 3e-3}
 STEPS = 1000  # one budget for every model: 1000 x 16 x 64 = 1.02 M characters
 SEEDS = (0, 1, 2)
 MODES = ("nonoverlapping", "sliding")
+MODE_NAMES = {"nonoverlapping": "non-overlapping chunks", "sliding": "sliding windows"}
 METRIC = "bits_per_char"
 N_SCORED = 16384  # validation characters scored at every length, in both modes
 START = max(EVAL_LENS)  # the first START characters of validation text are context only
@@ -470,7 +471,7 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
     width = 9 + 2 * digits * 2
     label = {n: f"{n // train_len}L = {n}" if n != train_len else f"L = {n}" for n in lengths}
     lines = [
-        f"bits per character, {mode.replace('nonoverlapping', 'non-overlapping')} evaluation, "
+        f"bits per character, {MODE_NAMES[mode]}, "
         f"mean (min-max) over {seeds} seed{'s' if seeds > 1 else ''}",
         f"{'scheme':<12}" + "".join(f"{label[n]:>{width}}" for n in lengths),
     ]
@@ -601,7 +602,7 @@ def main(argv=None):
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained", sharey=True)
     for ax, mode in zip(axes, MODES, strict=True):
         plot_bits_per_char(records, ax, mode=mode, legend=mode == MODES[-1])
-        ax.set_title(f"{mode} evaluation")
+        ax.set_title(MODE_NAMES[mode])
     fig.savefig(args.out / "results.png", dpi=80)
     for mode in MODES:
         print(results_table(records, mode=mode))
