@@ -1,0 +1,136 @@
+"""Chapter 7: real text, the ALiBi paper's headline figure in miniature."""
+
+import math
+
+import numpy as np
+
+from ..corpus import bits_per_char
+from ._core import ChoiceExercise, FunctionExercise, Mistake
+
+q1 = FunctionExercise(
+    name="bits_per_char",
+    prompt=(
+        "Write bits_per_char(loss): the model's loss is a mean cross-entropy in nats per "
+        "character (natural logarithm); return it in bits per character. It should work for a "
+        "number and for a numpy array of losses."
+    ),
+    hint_text=(
+        "A bit is a logarithm to base 2, a nat one to base e. log2(x) = ln(x) / ln(2), so the "
+        "same holds for a whole cross-entropy: divide by math.log(2)."
+    ),
+    starter="""def bits_per_char(loss):
+    # YOUR CODE HERE: a loss in nats per character, in bits per character
+    return loss""",
+    solution_code="""def bits_per_char(loss):
+    return loss / np.log(2)""",
+    answer_name="bits_per_char",
+    reference=lambda loss: bits_per_char(loss),
+    cases=(
+        {"loss": 1.0},
+        {"loss": math.log(8)},
+        {"loss": np.array([0.5, 1.7, 2.3])},
+    ),
+    mistakes=(
+        Mistake(
+            "you multiplied by ln 2; a bit is a bigger unit than a nat (ln 2 = 0.693 nats), so "
+            "the same loss is a larger number of bits: divide by ln 2.",
+            lambda loss: loss * math.log(2),
+        ),
+        Mistake(
+            "you took log2 of the loss. The loss is already a logarithm (of a probability); only "
+            "its base changes: divide it by ln 2.",
+            lambda loss: np.log2(loss),
+        ),
+        Mistake(
+            "that is the perplexity, e to the loss (the number of equally likely characters the "
+            "model hesitates between). Bits per character is the loss divided by ln 2.",
+            lambda loss: np.exp(loss),
+        ),
+        Mistake(
+            "you divided by ln 10, which gives the loss in decimal digits (bans). Bits use "
+            "base 2: divide by ln 2.",
+            lambda loss: loss / math.log(10),
+        ),
+    ),
+    success=(
+        "A model that knew nothing would pay log2(103) = 6.69 bits for each of the corpus's 103 "
+        "characters; 2 to the bits per character is the perplexity per character."
+    ),
+)
+
+q2 = ChoiceExercise(
+    name="which_mode",
+    prompt=(
+        "Predict before you look: the models trained at L = 64 characters are scored at 2L = "
+        "128 characters, once in non-overlapping chunks and once with sliding windows (every "
+        "scored character sees at least 96 characters before it). Which mode gives which "
+        "scheme the lower, better, bits per character? "
+        "(a) non-overlapping is better for both sinusoidal and ALiBi; "
+        "(b) sliding is better for both; "
+        "(c) non-overlapping is better for sinusoidal, sliding is better for ALiBi; "
+        "(d) sliding is better for sinusoidal, non-overlapping is better for ALiBi."
+    ),
+    hint_text=(
+        "Ask at which positions of its window each scored character sits in the two modes, and "
+        "which positions each scheme was trained on. Then ask which characters of a chunk a "
+        "scheme that only looks at distances still finds hard."
+    ),
+    starter='answer_mode = "?"  # "a", "b", "c" or "d"',
+    solution_code='answer_mode = "c"',
+    answer_name="answer_mode",
+    options={
+        "a": "Not for ALiBi: non-overlapping chunks start with characters that have almost no "
+        "context (the early-token curse), while in sliding windows every scored character has "
+        "at least 96 characters before it, and ALiBi reads distances the same way at every "
+        "position.",
+        "b": "Not for sinusoidal: in sliding windows every scored character sits at position 96 "
+        "or later, past the 64 positions the model was trained on; non-overlapping chunks also "
+        "score positions 0-63, which it knows.",
+        "c": "Right: sliding windows put every scored character past the trained positions, the "
+        "worst case for a model that learnt absolute positions, and spare every character the "
+        "starved start of a chunk, which is all ALiBi has to fear.",
+        "d": "No: it is the other way round. Sliding windows score only positions 96-127 of each "
+        "window, none of which the sinusoidal model saw in training, and they spare ALiBi the "
+        "starved first characters of each chunk.",
+    },
+    correct="c",
+)
+
+q3 = FunctionExercise(
+    name="perplexity_to_bits",
+    prompt=(
+        "Press et al. report perplexity per word-piece token, 2 ** (bits per token). Write "
+        "perplexity_to_bits(perplexity): the cross-entropy in bits per token of a model with "
+        "that perplexity (a number or a numpy array), so the paper's table can sit beside ours."
+    ),
+    hint_text="Perplexity is 2 to the cross-entropy in bits; undo the power with a logarithm.",
+    starter="""def perplexity_to_bits(perplexity):
+    # YOUR CODE HERE
+    return perplexity""",
+    solution_code="""def perplexity_to_bits(perplexity):
+    return np.log2(perplexity)""",
+    answer_name="perplexity_to_bits",
+    reference=lambda perplexity: np.log2(perplexity),
+    cases=(
+        {"perplexity": 20.05},
+        {"perplexity": np.array([19.73, 18.73, 18.41, 18.31])},
+        {"perplexity": 406.01},
+    ),
+    mistakes=(
+        Mistake(
+            "that is the natural logarithm, the cross-entropy in nats; bits need log base 2 "
+            "(np.log2).",
+            lambda perplexity: np.log(perplexity),
+        ),
+        Mistake(
+            "that is log base 10; bits need log base 2 (np.log2).",
+            lambda perplexity: np.log10(perplexity),
+        ),
+    ),
+    success=(
+        "The paper's sinusoidal model goes from 4.33 to 8.67 bits per token between 512 and "
+        "15,512 tokens; its ALiBi model from 4.30 to 4.19."
+    ),
+)
+
+EXERCISES = [q1, q2, q3]
