@@ -295,11 +295,12 @@ def test_summaries_table_and_figure_read_the_records(tiny_sweep):
     assert low <= mean <= high
     table = results_table(records, mode="sliding", region="unseen")
     assert "cannot run" in table and "2L = 16" in table
-    use_house_style()
-    fig, ax = plt.subplots()
-    realtext.plot_bits_per_char(records, ax)
-    assert style_problems(fig) == []
-    plt.close(fig)
+    with plt.rc_context():  # the house style changes global defaults; keep them to this test
+        use_house_style()
+        fig, ax = plt.subplots()
+        realtext.plot_bits_per_char(records, ax)
+        assert style_problems(fig) == []
+        plt.close(fig)
     centres, mean, low, high = realtext.position_bits(curves, "alibi", 8, bin_width=4)
     assert centres.tolist() == [1.5, 5.5] and np.all(low <= mean) and np.all(mean <= high)
     with pytest.raises(ValueError, match="position_bits: no curve of 'rope' at eval_len=8"):
