@@ -18,6 +18,7 @@ KEYS = {
     "notebook_run_s",
     "notebook_peak_mb",
     "train_tokens_per_s",
+    "train_chars_per_s",
     "import_s",
     "site_landing_transfer",  # None when build/site/ is not built or there is no Chromium
 }
@@ -48,6 +49,15 @@ def test_benchmark_script_runs_and_writes_its_results(tmp_path):
         "| goal | target | measured (worst case) | status |"
         in (tmp_path / "RESULTS.md").read_text()
     )
+    assert set(results["train_chars_per_s"]) == {
+        "none",
+        "sinusoidal",
+        "learned",
+        "rope",
+        "alibi",
+        "t5",
+    }
+    assert "Training throughput on real text" in (tmp_path / "RESULTS.md").read_text()
 
 
 def load(path, name):
@@ -57,6 +67,7 @@ def load(path, name):
     return module
 
 
+sys.path.insert(0, str(ROOT / "benchmarks"))  # run.py imports its sibling website.py
 bench = load(ROOT / "benchmarks" / "run.py", "bench_run")
 browser_tests = load(ROOT / "tests" / "test_browser.py", "browser_tests")
 

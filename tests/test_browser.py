@@ -387,10 +387,10 @@ def test_chapter_runs_and_its_widget_answers_the_keyboard(browser, lab, name, bu
 
 
 def test_quiz_answers_a_click_in_the_browser(browser, lab):
-    page = open_notebook(browser, lab, "07_putting_it_together.ipynb")
+    page = open_notebook(browser, lab, "08_putting_it_together.ipynb")
     try:
         run_all(page, 120)
-        assert saved_errors(page, lab, "07_putting_it_together.ipynb") == []
+        assert saved_errors(page, lab, "08_putting_it_together.ipynb") == []
         quiz = page.locator(".widget-radio-box").first
         quiz.scroll_into_view_if_needed()
         quiz.locator("label").first.click()
@@ -398,7 +398,7 @@ def test_quiz_answers_a_click_in_the_browser(browser, lab):
         page.get_by_text(re.compile(r"^Correct! Right: chapter 1 measured it")).wait_for(
             timeout=20_000
         )
-        page.screenshot(path=str(ARTIFACTS / "07_putting_it_together.png"))
+        page.screenshot(path=str(ARTIFACTS / "08_putting_it_together.png"))
     finally:
         page.close()
 
