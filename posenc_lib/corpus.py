@@ -34,7 +34,7 @@ SEPARATOR = "\n"
 
 
 def read_topics(path=CORPUS_FILE):
-    """The frozen corpus file as a dict: ``source``, ``python_version``, ``license``, ``topics``.
+    """Read the frozen corpus file: ``source``, ``python_version``, ``license``, ``topics``.
 
     Parameters
     ----------
@@ -72,8 +72,9 @@ def read_topics(path=CORPUS_FILE):
 
 
 def split_topics(names, every=VALIDATION_EVERY):
-    """Split topic names into training and validation: in alphabetical order, every ``every``-th
-    name, starting with the first, is validation.
+    """Split topic names into training and validation.
+
+    In alphabetical order, every ``every``-th name, starting with the first, is validation.
 
     Parameters
     ----------
@@ -117,9 +118,11 @@ class CharCorpus:
 
     @property
     def vocab_size(self):
+        """Return the number of distinct characters (the model's vocabulary)."""
         return len(self.alphabet)
 
     def __repr__(self):
+        """Describe the corpus in one line: its source, vocabulary and split."""
         return (
             f"CharCorpus({self.name!r} from Python {self.python_version}: {self.vocab_size} "
             f"characters; {len(self.train):,} training characters in {len(self.train_topics)} "
@@ -128,12 +131,12 @@ class CharCorpus:
         )
 
     def split(self, which):
-        """The ids of ``"train"`` or ``"validation"``."""
+        """Return the ids of ``"train"`` or ``"validation"``."""
         check_choice("CharCorpus.split", "which", which, ("train", "validation"))
         return self.train if which == "train" else self.validation
 
     def encode(self, text):
-        """The ids of the characters of ``text`` (int64 array).
+        """Return the ids of the characters of ``text`` (int64 array).
 
         Examples
         --------
@@ -158,7 +161,7 @@ class CharCorpus:
         return ids
 
     def decode(self, ids):
-        """The text of an array of ids."""
+        """Return the text of an array of ids."""
         array = np.asarray(ids)
         if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
             raise TypeError(f"CharCorpus.decode: ids must be integers, got dtype {array.dtype}")
@@ -195,7 +198,7 @@ def _load(path, every):
 
 
 def load_corpus(path=CORPUS_FILE, *, every=VALIDATION_EVERY):
-    """The frozen pydoc topics as a character-level corpus with a training/validation split.
+    """Load the frozen pydoc topics as a character-level corpus with a training/validation split.
 
     Parameters
     ----------
@@ -265,7 +268,7 @@ def text_task(corpus=None, split="train"):
 
 
 def bits_per_char(nats):
-    """A loss in nats per character as bits per character: ``nats / ln 2``.
+    """Convert a loss in nats per character to bits per character: ``nats / ln 2``.
 
     Examples
     --------

@@ -82,8 +82,9 @@ PAPER = {
 
 
 def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
-    """The ModelConfig of chapter 07's models for ``scheme`` (`MODEL`, learned table of
-    ``train_len`` rows, the corpus's vocabulary).
+    """Return the ModelConfig of chapter 07's models for ``scheme``.
+
+    `MODEL`, a learned table of ``train_len`` rows, and the corpus's vocabulary.
 
     Examples
     --------
@@ -115,7 +116,7 @@ def sliding_stride(length):
 
 
 def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
-    """Evaluation windows over a stream of ids: tokens, and targets with -1 where not scored.
+    """Cut evaluation windows from a stream of ids: tokens, and targets with -1 where not scored.
 
     The scored characters are always ``ids[start + 1 : start + 1 + n_scored]``, whatever the
     length and mode, each scored once. In ``"nonoverlapping"`` mode the windows are consecutive
@@ -181,7 +182,7 @@ def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
 
 
 def score(params, config, tokens, targets, *, batch_elements=2**20):
-    """Summed loss in bits and number of scored characters per window position.
+    """Sum the loss in bits, and count scored characters, at each window position.
 
     Windows are run ``B`` at a time with ``B * T * T <= batch_elements`` (memory of the
     attention weights).
@@ -256,7 +257,7 @@ def sweep_jobs(
     eval_lens=EVAL_LENS,
     n_scored=N_SCORED,
 ):
-    """The jobs of the sweep, scheme x seed in that order (see `train_and_score`)."""
+    """List the jobs of the sweep, scheme x seed in that order (see `train_and_score`)."""
     for scheme in schemes:
         check_choice("sweep_jobs", "scheme", scheme, SCHEMES)
     steps = check_int("sweep_jobs", "steps", steps, minimum=1)
@@ -331,8 +332,9 @@ def _curves(job, scored):
 
 
 def train_and_score(job, *, progress=False, keep_model=False):
-    """Train the model one job describes on the training text and score it on validation text
-    at every evaluation length in both modes.
+    """Train the model one job describes and score it on validation text.
+
+    Scored at every evaluation length in both modes.
 
     Returns {"job", "records", "curves", "train_bits"} (``train_bits``: the mean training loss
     of the last 50 steps, in bits per character), and "result" (the TrainResult) with
@@ -399,7 +401,7 @@ def run_models(schemes=SCHEMES, seeds=(0,), *, workers=1, progress=True, **optio
 
 
 def run_sweep(out, *, workers=2, progress=True, fresh=False, **options):
-    """The sweep (`sweep_jobs` with ``options``), resumable, written to the directory ``out``.
+    """Run the sweep (`sweep_jobs` with ``options``), resumable, into the directory ``out``.
 
     Returns {"results": path, "curves": path}.
     """
@@ -425,7 +427,7 @@ def run_sweep(out, *, workers=2, progress=True, fresh=False, **options):
 
 
 def load_sweep(directory):
-    """(records, curves) from a directory `run_sweep` wrote."""
+    """Read (records, curves) from a directory `run_sweep` wrote."""
     directory = Path(directory)
     return tuple(json.loads((directory / f"{n}.json").read_text()) for n in ("results", "curves"))
 
@@ -434,8 +436,9 @@ def load_sweep(directory):
 
 
 def summarize(records, *, mode="nonoverlapping", region="all"):
-    """{(scheme, eval_len): (mean, min, max) over seeds} for one mode and region; None where a
-    scheme cannot run at that length.
+    """Summarize records as {(scheme, eval_len): (mean, min, max) over seeds}.
+
+    For one mode and region; None where a scheme cannot run at that length.
 
     Examples
     --------
@@ -491,8 +494,11 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
 
 
 def plot_bits_per_char(records, ax, *, mode="nonoverlapping", region="all", legend=True):
-    """Bits per character against evaluation length, one line per scheme, the range over seeds
-    shaded; a scheme that cannot run at a length has no point there. Returns the lines."""
+    """Plot bits per character against evaluation length, one line per scheme.
+
+    The range over seeds is shaded; a scheme that cannot run at a length has no point there.
+    Returns the lines.
+    """
     from .plots import legend_outside, series_style
 
     summary = summarize(records, mode=mode, region=region)
@@ -555,6 +561,7 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1):
 
 
 def main(argv=None):
+    """Run the real-text sweep from the command line (``python -m posenc_lib.realtext``)."""
     parser = argparse.ArgumentParser(
         prog="python -m posenc_lib.realtext", description=__doc__.split("\n\n")[0]
     )

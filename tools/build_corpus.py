@@ -32,8 +32,11 @@ LICENSE_NAME = "Python Software Foundation License Version 2"
 
 
 def psf_license_text(license_file):
-    """The PSF license sections of a CPython LICENSE.txt: the terms (part B, PSF License Version
-    2) and the Zero-Clause BSD license for code in the documentation."""
+    """Cut the PSF license sections out of a CPython LICENSE.txt.
+
+    The terms (part B, PSF License Version 2) and the Zero-Clause BSD license for code in the
+    documentation.
+    """
     text = Path(license_file).read_text()
     start = text.index("B. TERMS AND CONDITIONS FOR ACCESSING OR OTHERWISE USING PYTHON")
     end = text.index("BEOPEN.COM LICENSE AGREEMENT FOR PYTHON 2.0")
