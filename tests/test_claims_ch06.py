@@ -469,3 +469,26 @@ def test_t5_learnt_one_bump_on_bucket_three_and_its_stripe_only_thins(live, head
     assert h == 0 and np.all(peaks[3:] == 3)
     blocks = [np.mean(weights[a:b]) for a, b in ((3, 32), (32, 64), (64, 128))]
     assert [two(v) for v in blocks] == ["0.44", "0.21", "0.12"]
+
+
+def test_alibi_cannot_single_out_even_one_key_back_in_one_layer():
+    """06: ALiBi gets about 0.77 of "copy the token one back" right at the training length, T5 all of
+    them (the default configuration, one seed): the limit behind its higher Markov loss."""
+    from posenc_lib import experiments
+    from posenc_lib.model import evaluate, train
+    from posenc_lib.tasks import lookback
+
+    scores = {}
+    for scheme in ("alibi", "t5"):
+        config = experiments.make_config(lookback(1), scheme)
+        result = train(
+            config,
+            lookback(1),
+            steps=experiments.STEPS,
+            seed=0,
+            progress=False,
+            **experiments.TRAIN,
+        )
+        scores[scheme] = evaluate(result.params, config, lookback(1), 32)
+    assert round(scores["alibi"], 3) == 0.766
+    assert scores["t5"] == 1.0
