@@ -285,12 +285,6 @@ def figure_description_problems(nb, name):
     return problems
 
 
-def figures_described_by_others(path):
-    """Notebooks whose figures get their alt text and captions from the people writing them:
-    the real-text chapter is being written. The lead removes this exemption when it lands."""
-    return "real_text" in path.name
-
-
 def test_a_figure_without_alt_text_or_caption_is_caught():
     cell = new_code_cell("plot()", execution_count=1)
     cell.outputs = [
@@ -311,8 +305,6 @@ def test_a_figure_without_alt_text_or_caption_is_caught():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_figure_has_alt_text_and_a_caption(path):
-    if figures_described_by_others(path):
-        pytest.skip(f"{path.name}: being written by others, who will describe its figures")
     assert figure_description_problems(read(path), path.name) == []
 
 
