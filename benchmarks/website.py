@@ -83,11 +83,18 @@ def page_transfer(browser, url):
 
 
 def measure(pages=("index.html",), site=SITE):
-    """{page: transfer summary} for each page of a built site; None if no site or no Chromium."""
+    """{page: transfer summary} for each page of a built site.
+
+    None if there is no built site, no Chromium, or no Playwright (the spread environments
+    install only what the notebooks need, and `make site` may have built the site beside them).
+    """
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None or not (Path(site) / "index.html").exists():
         return None
-    from playwright.sync_api import sync_playwright
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
 
     with sync_playwright() as playwright, serve(site) as base:
         browser = playwright.chromium.launch(executable_path=chromium, args=LAUNCH_FLAGS)
@@ -98,7 +105,7 @@ def measure(pages=("index.html",), site=SITE):
 
 
 def landing_page_transfer(site=SITE):
-    """Return the landing page's transfer summary (None: no site built, or no Chromium)."""
+    """Return the landing page's transfer summary (None: no site built, no Chromium or Playwright)."""
     result = measure(("index.html",), site)
     return result and result["index.html"]
 
@@ -119,7 +126,7 @@ def markdown_lines(summary):
 def main(argv):
     result = measure(tuple(argv) or ("index.html",))
     if result is None:
-        print("no build/site/index.html (run `make site`) or no chromium on PATH")
+        print("no build/site/index.html (run `make site`), no chromium on PATH, or no playwright")
         return 1
     for page, sizes in result.items():
         parts = ", ".join(
