@@ -76,6 +76,7 @@ mutants: $(VENV)/.test-installed
 	$(PY) -m pip install -q mutmut==$(MUTMUT_VERSION)
 	rm -rf mutants
 	POSENC_HYPOTHESIS=mutants $(VENV)/bin/mutmut run --max-children $(MUTANT_WORKERS)
+	$(PY) tools/mutants.py --required
 	$(PY) tools/mutants.py mutants
 
 clean:

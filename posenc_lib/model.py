@@ -871,6 +871,11 @@ def _evaluate_positions(func, params, config, task, length, n_tokens, seed, batc
     config = _check_config(func, config)
     if not isinstance(task, Task):
         raise TypeError(f"{func}: task must be a Task (see posenc_lib.tasks), got {short(task)}")
+    if task.vocab_size != config.vocab_size:
+        raise ValueError(
+            f"{func}: task {task.name} has vocab_size {task.vocab_size} but the model has "
+            f"{config.vocab_size}"
+        )
     length = check_int(func, "length", length, minimum=1)
     n_tokens = check_int(func, "n_tokens", n_tokens, minimum=1)
     seed = check_int(func, "seed", seed, minimum=0)

@@ -80,3 +80,20 @@ def test_the_principal_share_is_the_first_singular_value_squared_over_the_sum():
         ValueError, match=r"^principal_axis: table must be 2-D with at least 2 rows"
     ):
         principal_axis([[1.0, 2.0]])
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [[0.0, -1.0, 5.0, 2.0], [0.0, 2.5, -2.0, 1.5], [3.0, 1.0, 0.0, -1.0]],
+    ids=["second-below-first", "last-below-second", "falling"],
+)
+def test_the_projection_is_signed_so_that_the_last_row_is_not_below_the_first(steps):
+    """The axis's sign is the SVD's choice; the projection fixes it by the last and first rows."""
+    steps = np.array(steps)
+    direction = np.array([0.6, 0.8])
+    centred = steps - steps.mean()
+    expected = centred if centred[-1] >= centred[0] else -centred
+    for table in (np.outer(steps, direction), -np.outer(steps, direction)):
+        share, projection = principal_axis(table)
+        assert share == pytest.approx(1.0)
+        np.testing.assert_allclose(projection, expected, atol=1e-12)

@@ -196,8 +196,9 @@ LONG = np.random.default_rng(7).integers(0, 7, size=(2, 30))  # longer than max_
         {"yarn_scale": 2.5},
         {"yarn_scale": 4.0, "yarn_alpha": 0.5, "yarn_beta": 8.0},
         {"rope_positions_scale": 2.0, "yarn_scale": 2.0, "bos": True},
+        {"yarn_scale": 2.5, "base": 100.0},
     ],
-    ids=["interpolation", "ntk", "yarn", "yarn-ramp", "interpolation+yarn+bos"],
+    ids=["interpolation", "ntk", "yarn", "yarn-ramp", "interpolation+yarn+bos", "yarn-base-100"],
 )
 def test_context_extension_equals_apply_rope_with_the_extended_positions(changes):
     config = small("rope", **changes)

@@ -239,8 +239,14 @@ def reference_positions(params, config, task, length, *, n_tokens, seed, batch_s
 
 @pytest.mark.parametrize(
     ("task", "length", "n_tokens", "batch_size"),
-    [(lookback(2), 8, 100, 5), (markov(), 6, 50, 3), (lookback(3), 256, 256 * 40, 64)],
-    ids=["three-batches", "loss", "capped-at-8192-tokens"],
+    [
+        (lookback(2), 8, 100, 5),
+        (markov(), 6, 50, 3),
+        (markov(), 5, 20, 1),
+        (lookback(3), 256, 256 * 40, 64),
+        (markov(), 3, 3 * 2731, 5000),
+    ],
+    ids=["three-batches", "loss", "one-at-a-time", "capped-at-8192-tokens", "cap-2730-of-3"],
 )
 def test_evaluation_scores_batches_drawn_from_its_seed(task, length, n_tokens, batch_size):
     config = ModelConfig(vocab_size=16, scheme="alibi", d_model=4, n_heads=2)

@@ -52,10 +52,18 @@ EYE = np.eye(3)
 
 # One valid call of every public callable (keyword arguments, so each can be replaced).
 VALID = {
-    "softmax": {"x": [1.0, 2.0]},
-    "log_softmax": {"x": [1.0, 2.0]},
+    "softmax": {"x": [1.0, 2.0], "axis": -1},
+    "log_softmax": {"x": [1.0, 2.0], "axis": -1},
     "causal_mask": {"seq_len": 3},
-    "self_attention": {"x": EYE, "w_q": EYE, "w_k": EYE, "w_v": EYE, "mask": np.eye(3, dtype=bool)},
+    "self_attention": {
+        "x": EYE,
+        "w_q": EYE,
+        "w_k": EYE,
+        "w_v": EYE,
+        "mask": np.eye(3, dtype=bool),
+        "bias": np.zeros((3, 3)),
+        "rotate": lambda z: z,
+    },
     "permutation_matrix": {"order": [1, 0]},
     "alibi_slopes": {"n_heads": 8},
     "alibi_bias": {"seq_len": 3, "n_heads": 2},
@@ -614,6 +622,7 @@ def test_the_limit_of_each_argument_is_where_the_docstring_puts_it(
 TWO_LAYERS = ModelConfig(vocab_size=5, d_model=4, n_heads=2, n_layers=2)
 TWO_LAYER_PARAMS = init_params(TWO_LAYERS, seed=3)
 X2 = np.array([[0.5, -1.0, 2.0], [3.0, 0.0, -2.0]])
+MARKOV = tasks.markov(vocab_size=5)  # its sequences depend on how they are batched
 
 # (callable, required arguments, the documented defaults of the others)
 DEFAULTS = [
@@ -689,13 +698,18 @@ DEFAULTS = [
     ),
     (
         "evaluate_positions",
-        {"params": PARAMS, "config": CONFIG, "task": TASK, "length": 2},
+        {"params": PARAMS, "config": CONFIG, "task": MARKOV, "length": 2},
         {"n_tokens": 4096, "seed": 1234, "batch_size": 64},
     ),
     (
         "evaluate",
-        {"params": PARAMS, "config": CONFIG, "task": TASK, "length": 2},
+        {"params": PARAMS, "config": CONFIG, "task": MARKOV, "length": 2},
         {"n_tokens": 4096, "seed": 1234, "batch_size": 64},
+    ),
+    (
+        "t5_buckets",
+        {"seq_len": 140, "bidirectional": False},
+        {"n_buckets": 32, "max_distance": 128},
     ),
 ]
 
@@ -725,7 +739,102 @@ def test_leaving_an_argument_out_is_passing_its_documented_default(name, require
 
 
 def test_every_defaulted_argument_is_listed_with_its_default():
-    for name, _required, defaults in DEFAULTS:
+    for name, required, defaults in DEFAULTS:
         parameters = inspect.signature(CALLABLES[name]).parameters
         with_default = {k for k, p in parameters.items() if p.default is not p.empty}
-        assert with_default == set(defaults), name
+        assert with_default == set(defaults) | (set(required) & with_default), name
+
+
+# -- messages the mutation run found unchecked ---------------------------------------------------
+
+LOGITS3 = np.zeros((2, 3, 4))  # batch 2, 3 positions, 4 tokens: every axis of a different length
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: attention.softmax(["a", "b"]),
+            TypeError,
+            r"^softmax: x must be a numeric array, got \['a', 'b'\]$",
+        ),
+        (
+            lambda: model.accuracy(LOGITS3, np.zeros((2, 4), int)),
+            ValueError,
+            r"^accuracy: targets must be integers of shape logits.shape\[:-1\] = \(2, 3\), got",
+        ),
+        (
+            lambda: model.accuracy(LOGITS3, np.full((2, 3), 4)),
+            ValueError,
+            r"^accuracy: targets must hold ids 0..3 or -1 \(no target\), got 4 at index \(0, 0\)$",
+        ),
+        (
+            lambda: model.accuracy(1.0, 0),
+            ValueError,
+            r"^accuracy: logits must have at least 1 axes, got 1.0 \(shape \(\)\)$",
+        ),
+        (
+            lambda: model.region_value([[1.0, 2.0]], [[1, 1]]),
+            ValueError,
+            r"^region_value: totals must have 1 axes, got \[\[1.0, 2.0\]\] \(shape \(1, 2\)\)$",
+        ),
+        (
+            lambda: model.region_value([1.0, 2.0], [[1, 1]]),
+            ValueError,
+            r"^region_value: counts must have 1 axes, got \[\[1, 1\]\] \(shape \(1, 2\)\)$",
+        ),
+        (
+            lambda: learned.principal_axis(np.zeros((3, 2, 2))),
+            ValueError,
+            r"^principal_axis: table must have 2 axes, got an array of shape \(3, 2, 2\)$",
+        ),
+        (
+            lambda: ModelConfig(vocab_size=4, scheme="rope", d_model=6, n_heads=2),
+            ValueError,
+            r"^ModelConfig: RoPE needs an even head width, got d_model / n_heads = 3$",
+        ),
+        (
+            lambda: rope.rope_rotate(np.ones((2, 4)), COS, SIN[:, :2]),
+            ValueError,
+            r"^rope_rotate: cos and sin must both have the shape \(T, d\) of x's last two axes, "
+            r"got x \(2, 4\), cos \(2, 4\), sin \(2, 2\)$",
+        ),
+        (
+            lambda: t5.t5_bucket([0], bidirectional=False, n_buckets=2, max_distance=0),
+            ValueError,
+            r"^t5_bucket: max_distance must be an integer >= 1, got 0$",
+        ),
+        (
+            lambda: t5.t5_bucket([0], bidirectional=False, n_buckets=2, max_distance=1),
+            ValueError,
+            r"^t5_bucket: max_distance must exceed the 1 exact buckets \(half of the 2 buckets "
+            r"per direction\), got max_distance=1$",
+        ),
+        (
+            lambda: model.evaluate(PARAMS, CONFIG, tasks.lookback(1, vocab_size=7), 4),
+            ValueError,
+            r"^evaluate: task lookback-1 has vocab_size 7 but the model has 5$",
+        ),
+        (
+            lambda: model.evaluate_positions(PARAMS, CONFIG, LYING_TASK, 4),
+            ValueError,
+            r"^evaluate_positions: tokens must hold ids 0..4, got 9 at index \(0, 0\)$",
+        ),
+    ],
+)
+def test_each_refusal_says_exactly_what_is_wrong(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+# A task that says it has 5 tokens and draws token 9.
+LYING_TASK = tasks.Task(
+    "lying", 5, "accuracy", lambda rng, b, n: (np.full((b, n), 9), np.zeros((b, n), int))
+)
+
+
+def test_rope_rotate_wants_arrays_with_a_dtype():
+    from types import SimpleNamespace
+
+    with pytest.raises(TypeError, match=r"^rope_rotate: cos must be an array, got namespace"):
+        rope.rope_rotate(np.ones((2, 4)), SimpleNamespace(shape=(2, 4)), SIN)
