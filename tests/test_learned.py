@@ -84,11 +84,14 @@ def test_the_principal_share_is_the_first_singular_value_squared_over_the_sum():
 
 @pytest.mark.parametrize(
     "steps",
-    [[0.0, -1.0, 5.0, 2.0], [0.0, 2.5, -2.0, 1.5], [3.0, 1.0, 0.0, -1.0]],
-    ids=["second-below-first", "last-below-second", "falling"],
+    [[0.0, -1.0, 5.0, 2.0], [0.0, 2.5, -2.0, 1.5], [3.0, 1.0, 0.0, -1.0], [1.0, 0.0, -6.0, 2.0]],
+    ids=["second-below-first", "last-below-second", "falling", "largest-against-the-trend"],
 )
 def test_the_projection_is_signed_so_that_the_last_row_is_not_below_the_first(steps):
-    """The axis's sign is the SVD's choice; the projection fixes it by the last and first rows."""
+    """The axis's sign is the SVD's choice; the projection fixes it by the last and first rows.
+
+    (LAPACK tends to make the largest entry positive: the last case needs the flip.)
+    """
     steps = np.array(steps)
     direction = np.array([0.6, 0.8])
     centred = steps - steps.mean()
