@@ -22,7 +22,7 @@ def minimum_versions():
     >>> minimum_versions()["numpy"]
     '1.23'
     """
-    from packaging.requirements import Requirement  # matplotlib depends on packaging
+    from packaging.requirements import Requirement
 
     bounds = {}
     for text in metadata.requires("posenc-lib") or []:

@@ -273,12 +273,17 @@ def study_jobs(
     ]
 
 
-def run_jobs(jobs, *, workers=1, progress=True, progress_file=None, keep_models=False):
+def run_jobs(jobs, *, workers=1, progress=True, progress_file=None, keep_models=False, runner=None):
     """Run jobs (in parallel with ``workers`` > 1) and return their outputs in job order.
 
     ``progress_file`` (a path) makes the run resumable: each finished model is appended to it
     as one JSON line as soon as it is done, and jobs already in it are not run again. The
     outputs do not depend on ``workers``: every model is seeded by its own seed.
+
+    ``runner`` runs one job (a dict of JSON values) and returns a dict holding it under "job"
+    (default: `train_and_measure`, keeping the model with ``keep_models``); for ``workers`` > 1
+    it must be a module-level function, so that worker processes can import it (chapter 07's
+    sweep passes its own).
     """
     workers = check_int("run_jobs", "workers", workers, minimum=1)
     path = None if progress_file is None or keep_models else Path(progress_file)
@@ -289,7 +294,7 @@ def run_jobs(jobs, *, workers=1, progress=True, progress_file=None, keep_models=
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         sink = path.open("a")
-    run = _run_job_keeping_model if keep_models else _run_job
+    run = runner or (_run_job_keeping_model if keep_models else _run_job)
     pool = worker_pool(min(workers, len(todo))) if workers > 1 and len(todo) > 1 else None
     try:
         finished = pool.imap_unordered(run, todo) if pool else map(run, todo)
@@ -758,9 +763,17 @@ def main(argv=None):
             extension=False,
         )
     start = time.perf_counter()
-    paths = run_sweep(
-        args.out, workers=args.workers, progress=not args.no_progress, fresh=args.fresh, **study
-    )
+    try:
+        paths = run_sweep(
+            args.out, workers=args.workers, progress=not args.no_progress, fresh=args.fresh, **study
+        )
+    except KeyboardInterrupt:
+        done = len(_read_progress(args.out / "progress.jsonl"))
+        print(
+            f"interrupted: {done} finished models are kept in {args.out / 'progress.jsonl'}; "
+            "run the same command again to continue"
+        )
+        raise SystemExit(130) from None
     records = json.loads(paths["results"].read_text())
     import matplotlib
 

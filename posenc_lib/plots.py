@@ -690,6 +690,8 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
                 continue
             xs = [x for x, _ in points]
             style = scheme_style(scheme, n)
+            if len(points) == 1:  # a scheme that runs at one length only: drawn on top, larger
+                style = {**style, "markersize": 9, "zorder": 5, "markerfacecolor": "none"}
             ax.plot(xs, [v[0] for _, v in points], label=scheme, **style)
             ax.fill_between(
                 xs,
@@ -700,11 +702,15 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
                 lw=0,
             )
         ax.axvline(train_len, color="0.5", ls=":", lw=1)
+        if metric[task] == "accuracy":  # guessing one of the 16 tokens
+            ax.axhline(1 / 16, color="0.4", ls=(0, (4, 2)), lw=0.8, label="chance (1/16)")
         ax.set_xscale("log", base=2)
         ax.set_xticks(lengths, [str(x) for x in lengths])
         ax.set_xlabel("evaluation length (tokens)")
         what = "accuracy" if metric[task] == "accuracy" else "loss (nats/token)"
-        ax.set_ylabel(what if region == "all" else f"{what}, positions >= {train_len}")
+        ax.set_ylabel(
+            what if region == "all" else f"{what}\n(past {train_len}: positions >= {train_len})"
+        )
         ax.set_title(task)
     if legend:
         legend_outside(axes[-1])

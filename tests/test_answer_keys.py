@@ -25,6 +25,8 @@ from posenc_lib.experiments import load_study, summarize
 from posenc_lib.model import ModelConfig, init_params, loss_fn
 from posenc_lib.tasks import lookback
 
+ROOT = Path(__file__).resolve().parents[1]
+
 STUDY = Path(__file__).resolve().parents[1] / "notebooks" / "data" / "study"
 CHOICES = [(chapter, e) for chapter, e in all_exercises() if isinstance(e, ChoiceExercise)]
 
@@ -123,13 +125,28 @@ def _():
     return f"becomes {query - key}"
 
 
+@evidence("which_mode")
+def _():
+    from posenc_lib import realtext
+
+    records, _ = realtext.load_sweep(ROOT / "notebooks" / "data" / "realtext")
+    chunks, sliding = (realtext.summarize(records, mode=m) for m in ("nonoverlapping", "sliding"))
+
+    def better(scheme):
+        return (
+            "sliding" if sliding[(scheme, 128)][0] < chunks[(scheme, 128)][0] else "non-overlapping"
+        )
+
+    return f"{better('sinusoidal')} is better for sinusoidal, {better('alibi')} is better for ALiBi"
+
+
 def _option_texts(exercise):
     """Each option's words: from the prompt for lettered options, '(a) ...;', else the key."""
     described = dict(re.findall(r"\((\w)\) ([^;]*)", exercise.prompt))
     return {key: described.get(key, str(key)) for key in exercise.options}
 
 
-CHAPTER_QUESTIONS = {e.name: e for chapter, e in CHOICES if chapter != "ch07"}
+CHAPTER_QUESTIONS = {e.name: e for chapter, e in CHOICES if chapter != "ch08"}  # ch08: the quiz
 
 
 def test_every_chapter_question_has_its_own_evidence():

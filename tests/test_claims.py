@@ -1,5 +1,5 @@
 """The course's claims, kept as tests: every qualitative sentence a chapter's prose makes about a result
-(chapters 00-05 and 07; chapter 06's are in test_claims_ch06.py) is recomputed here with the library.
+(chapters 00-05 and 08; chapter 06's are in test_claims_ch06.py) is recomputed here with the library.
 
 Each test's name is the claim; its docstring names the chapter and quotes or paraphrases the sentence.
 `docs/claims.md` lists them all (`python tools/claims.py` rewrites it; a test keeps it current). If a
@@ -324,12 +324,12 @@ def test_no_alibi_head_prefers_a_key_three_back_over_the_nearest():
         assert np.argmax(weights) == 0 and np.all(np.diff(weights) < 0)
 
 
-# -- chapter 07: putting it together -----------------------------------------------------------------
+# -- chapter 08: putting it together -----------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def pipeline():
-    """Chapter 7's three tokens and one head of width 64 in d_model = 768."""
+    """Chapter 8's three tokens and one head of width 64 in d_model = 768."""
     d_model = 768
     tokens = embed_token_ids(np.array([1024, 8453, 291]), d_model) * np.sqrt(d_model)
     rng = np.random.default_rng(0)
@@ -344,7 +344,7 @@ def middle_change(tokens, layer, **options):
 
 
 def test_alibi_without_a_mask_cannot_tell_left_from_right(pipeline):
-    """07: swapping the outer tokens leaves the middle output unchanged without positions and with
+    """08: swapping the outer tokens leaves the middle output unchanged without positions and with
     ALiBi alone; with ALiBi and a causal mask it changes, and the mask alone (NoPE) changes it most."""
     tokens, layer = pipeline
     alibi = alibi_bias(3, 12)[0]
@@ -356,7 +356,7 @@ def test_alibi_without_a_mask_cannot_tell_left_from_right(pipeline):
 
 
 def test_added_and_rotated_positions_reach_the_middle_token(pipeline):
-    """07: sinusoidal, learned and RoPE positions make the change real."""
+    """08: sinusoidal, learned and RoPE positions make the change real."""
     tokens, layer = pipeline
     n = len(tokens)
     added = {

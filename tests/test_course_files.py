@@ -98,6 +98,25 @@ def test_a_text_source_that_differs_from_its_notebook_fails_the_pair_check(tmp_p
     assert "no text source" in nbtools.pair_problems(path)[0]
 
 
+def test_a_figure_description_added_to_the_text_source_reaches_the_notebook(tmp_path):
+    """Alt text and caption live only in cell metadata: an edit to them alone is still a change
+    that the pair check reports and `sync` carries into the notebook."""
+    import jupytext
+
+    path = tmp_path / "x.ipynb"
+    nbformat.write(tiny_notebook(), path)
+    described = tiny_notebook()
+    described.cells[1].metadata["mystnb"] = {
+        "image": {"alt": "A line rising from left to right"},
+        "figure": {"caption": "It rises."},
+    }
+    jupytext.write(described, nbtools.text_source(path), fmt="md:myst")
+    assert "cells differ" in nbtools.pair_problems(path)[0]
+    assert nbtools.sync_from_text(path)
+    assert read(path).cells[1].metadata["mystnb"] == described.cells[1].metadata["mystnb"]
+    assert nbtools.pair_problems(path) == []
+
+
 # -- the committed notebooks obey them ------------------------------------------------------------
 
 
@@ -241,6 +260,52 @@ def test_an_exemption_without_a_reason_is_caught():
     assert nbtools.exemption_problems(new_notebook(cells=[cell]), "x.ipynb")
     cell.metadata["nbval-reason"] = "a widget's display text holds its model id"
     assert not nbtools.exemption_problems(new_notebook(cells=[cell]), "x.ipynb")
+
+
+# -- every figure is described: alt text and a caption ----------------------------------------------
+
+
+def figure_description_problems(nb, name):
+    """Code cells with an image output whose ``mystnb`` metadata lacks alt text or a caption (the
+    figure convention of tools/sitetools.py: the site renders them as <img alt> and <figcaption>)."""
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        images = [
+            key
+            for out in cell.get("outputs", [])
+            for key in out.get("data", {})
+            if key.startswith("image/")
+        ]
+        if cell.cell_type != "code" or not images:
+            continue
+        meta = cell.metadata.get("mystnb", {})
+        for key, field in (("image", "alt"), ("figure", "caption")):
+            if not str(meta.get(key, {}).get(field, "")).strip():
+                problems.append(f"{name}: cell {index} draws a figure without mystnb.{key}.{field}")
+    return problems
+
+
+def test_a_figure_without_alt_text_or_caption_is_caught():
+    cell = new_code_cell("plot()", execution_count=1)
+    cell.outputs = [
+        new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": ""})
+    ]
+    nb = new_notebook(cells=[new_markdown_cell("# Title"), cell])
+    assert len(figure_description_problems(nb, "x.ipynb")) == 2
+    cell.metadata["mystnb"] = {"image": {"alt": "Two waves, one fast"}, "figure": {"caption": " "}}
+    assert figure_description_problems(nb, "x.ipynb") == [
+        "x.ipynb: cell 1 draws a figure without mystnb.figure.caption"
+    ]
+    cell.metadata["mystnb"]["figure"]["caption"] = "The fast wave repeats every 6 positions."
+    assert figure_description_problems(nb, "x.ipynb") == []
+    cell.outputs = [new_output("stream", name="stdout", text="no figure\n")]
+    del cell.metadata["mystnb"]
+    assert figure_description_problems(nb, "x.ipynb") == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_has_alt_text_and_a_caption(path):
+    assert figure_description_problems(read(path), path.name) == []
 
 
 def test_docs_claims_lists_every_claims_test():

@@ -32,7 +32,7 @@ from posenc_lib.exercises import (
     Mistake,
     ValueExercise,
     all_exercises,
-    ch07,
+    ch08,
 )
 from posenc_lib.exercises._core import _fmt_pair, compare_arrays
 from posenc_lib.learned import LearnedPositions, cosine_similarity
@@ -546,26 +546,26 @@ def test_a_mistake_that_cannot_be_computed_for_an_answer_does_not_match():
 
 # -- the quiz ------------------------------------------------------------------------------------
 
-QUIZ = {q.name: q for q in ch07.QUESTIONS}
+QUIZ = {q.name: q for q in ch08.QUESTIONS}
 
 
 def test_the_quiz_covers_chapters_01_to_06_and_mostly_asks_to_predict_or_reason():
-    questions = ch07.QUESTIONS
+    questions = ch08.QUESTIONS
     assert len(QUIZ) == len(questions) >= 16
     per_chapter = Counter(q.chapter for q in questions)
     assert all(per_chapter[f"{n:02d}"] >= 2 for n in range(1, 7)), per_chapter
     kinds = Counter(q.kind for q in questions)
-    assert set(kinds) <= set(ch07.KINDS)
+    assert set(kinds) <= set(ch08.KINDS)
     assert kinds["predict"] + kinds["reason"] >= len(questions) / 2, kinds
 
 
 def test_the_right_answers_follow_no_pattern():
-    letters = Counter(q.correct for q in ch07.QUESTIONS if q.correct in ("a", "b", "c", "d"))
+    letters = Counter(q.correct for q in ch08.QUESTIONS if q.correct in ("a", "b", "c", "d"))
     assert len(letters) == 4
     assert max(letters.values()) <= 0.4 * sum(letters.values()), letters
 
 
-@pytest.mark.parametrize("question", ch07.QUESTIONS, ids=lambda q: q.name)
+@pytest.mark.parametrize("question", ch08.QUESTIONS, ids=lambda q: q.name)
 def test_every_option_is_explained_and_only_the_right_one_says_so(question):
     assert set(question.labels) == set(question.options)
     assert len(set(question.options.values())) == len(question.options)
@@ -580,7 +580,7 @@ def _words(text):
     return re.findall(r"[\w^.,+-]+", text.lower())
 
 
-@pytest.mark.parametrize("question", ch07.QUESTIONS, ids=lambda q: q.name)
+@pytest.mark.parametrize("question", ch08.QUESTIONS, ids=lambda q: q.name)
 def test_no_hint_gives_the_answer_away(question):
     hint, label = question.hint_text.lower(), question.labels[question.correct].lower()
     prompt = question.prompt.lower()

@@ -220,3 +220,21 @@ def test_position_curves_bin_positions_and_spread_over_seeds():
     np.testing.assert_allclose(mean, [0.5, 0.625])  # seed bins: (1.0, 0.25) and (0.0, 1.0)
     np.testing.assert_allclose(low, [0.0, 0.25])
     np.testing.assert_allclose(high, [1.0, 1.0])
+
+
+def test_an_interrupted_command_says_what_it_kept_and_how_to_continue(
+    tmp_path, monkeypatch, capsys
+):
+    (tmp_path / "progress.jsonl").write_text(
+        "\n".join(json.dumps(o) for o in run_jobs(tiny_jobs(), progress=False)) + "\n"
+    )
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(experiments, "run_sweep", interrupted)
+    with pytest.raises(SystemExit) as stop:
+        experiments.main(["--tiny", "--out", str(tmp_path), "--no-progress"])
+    assert stop.value.code == 130
+    out = capsys.readouterr().out
+    assert "interrupted: 2 finished models are kept" in out and "run the same command again" in out

@@ -112,9 +112,9 @@ def test_changing_the_base_changes_the_slow_hands(sinusoidal_explorer):
 
 
 def test_quiz_grades_the_selected_option_and_keeps_score():
-    from posenc_lib.exercises import Quiz, ch07
+    from posenc_lib.exercises import Quiz, ch08
 
-    quiz = Quiz(ch07.QUESTIONS[:2])
+    quiz = Quiz(ch08.QUESTIONS[:2])
     assert quiz.check(0).passed is False  # nothing selected yet: feedback, not a crash
     quiz.choices[0].value = "a"
     assert quiz.check(0).passed

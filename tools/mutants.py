@@ -145,7 +145,7 @@ REQUIRED = [
     ),
     (
         "a changed quiz answer key (the recency question: ALiBi -> RoPE)",
-        "posenc_lib/exercises/ch07.py",
+        "posenc_lib/exercises/ch08.py",
         RECENCY_KEY,
         RECENCY_KEY.replace('"d"', '"c"'),
     ),

@@ -12,6 +12,7 @@ pairing, configured in pyproject.toml): edit the .md, never the .ipynb's cells.
 """
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -105,9 +106,18 @@ def text_source(path):
 
 
 def cell_signature(nb):
-    """List what a text source and its notebook must agree on: each cell's type, source and tags."""
+    """List what a text source and its notebook must agree on.
+
+    Each cell's type, source, tags and figure metadata (``mystnb``: alt text and caption), so an
+    edit to any of them is synced.
+    """
     return [
-        (c.cell_type, c.source.strip(), tuple(c.get("metadata", {}).get("tags", [])))
+        (
+            c.cell_type,
+            c.source.strip(),
+            tuple(c.get("metadata", {}).get("tags", [])),
+            json.dumps(c.get("metadata", {}).get("mystnb"), sort_keys=True),
+        )
         for c in nb.cells
     ]
 

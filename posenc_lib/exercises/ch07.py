@@ -1,617 +1,136 @@
-"""Chapter 7: the course quiz.
+"""Chapter 7: real text, the ALiBi paper's headline figure in miniature."""
 
-Each question is data: a prompt, labelled options, the right one, an explanation for every option
-(right or wrong), a hint that points at the idea without naming the answer, the chapter it
-reviews and its kind: "predict" (what will happen if ...), "reason" (why does ...) or "recall".
-Questions about chapter 6 rest on the mechanisms the chapters explain, not on measured numbers.
-"""
+import math
 
-from dataclasses import dataclass
+import numpy as np
 
-from ._core import ChoiceExercise
+from ..corpus import bits_per_char
+from ._core import ChoiceExercise, FunctionExercise, Mistake
 
-KINDS = ("predict", "reason", "recall")
+q1 = FunctionExercise(
+    name="bits_per_char",
+    prompt=(
+        "Write bits_per_char(loss): the model's loss is a mean cross-entropy in nats per "
+        "character (natural logarithm); return it in bits per character. It should work for a "
+        "number and for a numpy array of losses."
+    ),
+    hint_text=(
+        "A bit is a logarithm to base 2, a nat one to base e. log2(x) = ln(x) / ln(2), so the "
+        "same holds for a whole cross-entropy: divide by math.log(2)."
+    ),
+    starter="""def bits_per_char(loss):
+    # YOUR CODE HERE: a loss in nats per character, in bits per character
+    return loss""",
+    solution_code="""def bits_per_char(loss):
+    return loss / np.log(2)""",
+    answer_name="bits_per_char",
+    reference=lambda loss: bits_per_char(loss),
+    cases=(
+        {"loss": 1.0},
+        {"loss": math.log(8)},
+        {"loss": np.array([0.5, 1.7, 2.3])},
+    ),
+    mistakes=(
+        Mistake(
+            "you multiplied by ln 2; a bit is a bigger unit than a nat (ln 2 = 0.693 nats), so "
+            "the same loss is a larger number of bits: divide by ln 2.",
+            lambda loss: loss * math.log(2),
+        ),
+        Mistake(
+            "you took log2 of the loss. The loss is already a logarithm (of a probability); only "
+            "its base changes: divide it by ln 2.",
+            lambda loss: np.log2(loss),
+        ),
+        Mistake(
+            "that is the perplexity, e to the loss (the number of equally likely characters the "
+            "model hesitates between). Bits per character is the loss divided by ln 2.",
+            lambda loss: np.exp(loss),
+        ),
+        Mistake(
+            "you divided by ln 10, which gives the loss in decimal digits (bans). Bits use "
+            "base 2: divide by ln 2.",
+            lambda loss: loss / math.log(10),
+        ),
+    ),
+    success=(
+        "A model that knew nothing would pay log2(103) = 6.69 bits for each of the corpus's 103 "
+        "characters; 2 to the bits per character is the perplexity per character."
+    ),
+)
 
+q2 = ChoiceExercise(
+    name="which_mode",
+    prompt=(
+        "Predict before you look: the models trained at L = 64 characters are scored at 2L = "
+        "128 characters, once in non-overlapping chunks and once with sliding windows (every "
+        "scored character sees at least 96 characters before it). Which mode gives which "
+        "scheme the lower, better, bits per character? "
+        "(a) non-overlapping is better for both sinusoidal and ALiBi; "
+        "(b) sliding is better for both; "
+        "(c) non-overlapping is better for sinusoidal, sliding is better for ALiBi; "
+        "(d) sliding is better for sinusoidal, non-overlapping is better for ALiBi."
+    ),
+    hint_text=(
+        "Ask at which positions of its window each scored character sits in the two modes, and "
+        "which positions each scheme was trained on. Then ask which characters of a chunk a "
+        "scheme that only looks at distances still finds hard."
+    ),
+    starter='answer_mode = "?"  # "a", "b", "c" or "d"',
+    solution_code='answer_mode = "c"',
+    answer_name="answer_mode",
+    options={
+        "a": "Not for ALiBi: non-overlapping chunks start with characters that have almost no "
+        "context (the early-token curse), while in sliding windows every scored character has "
+        "at least 96 characters before it, and ALiBi reads distances the same way at every "
+        "position.",
+        "b": "Not for sinusoidal: in sliding windows every scored character sits at position 96 "
+        "or later, past the 64 positions the model was trained on; non-overlapping chunks also "
+        "score positions 0-63, which it knows.",
+        "c": "Right: sliding windows put every scored character past the trained positions, the "
+        "worst case for a model that learnt absolute positions, and spare every character the "
+        "starved start of a chunk, which is all ALiBi has to fear.",
+        "d": "No: it is the other way round. Sliding windows score only positions 96-127 of each "
+        "window, none of which the sinusoidal model saw in training, and they spare ALiBi the "
+        "starved first characters of each chunk.",
+    },
+    correct="c",
+)
 
-@dataclass(repr=False)
-class QuizQuestion(ChoiceExercise):
-    """A multiple-choice question of the course quiz, with the chapter it reviews and its kind.
+q3 = FunctionExercise(
+    name="perplexity_to_bits",
+    prompt=(
+        "Press et al. report perplexity per word-piece token, 2 ** (bits per token). Write "
+        "perplexity_to_bits(perplexity): the cross-entropy in bits per token of a model with "
+        "that perplexity (a number or a numpy array), so the paper's table can sit beside ours."
+    ),
+    hint_text="Perplexity is 2 to the cross-entropy in bits; undo the power with a logarithm.",
+    starter="""def perplexity_to_bits(perplexity):
+    # YOUR CODE HERE
+    return perplexity""",
+    solution_code="""def perplexity_to_bits(perplexity):
+    return np.log2(perplexity)""",
+    answer_name="perplexity_to_bits",
+    reference=lambda perplexity: np.log2(perplexity),
+    cases=(
+        {"perplexity": 20.05},
+        {"perplexity": np.array([19.73, 18.73, 18.41, 18.31])},
+        {"perplexity": 406.01},
+    ),
+    mistakes=(
+        Mistake(
+            "that is the natural logarithm, the cross-entropy in nats; bits need log base 2 "
+            "(np.log2).",
+            lambda perplexity: np.log(perplexity),
+        ),
+        Mistake(
+            "that is log base 10; bits need log base 2 (np.log2).",
+            lambda perplexity: np.log10(perplexity),
+        ),
+    ),
+    success=(
+        "The paper's sinusoidal model goes from 4.33 to 8.67 bits per token between 512 and "
+        "15,512 tokens; its ALiBi model from 4.30 to 4.19."
+    ),
+)
 
-    Parameters
-    ----------
-    name : str
-        Identifies the exercise (``ch02.q1`` is named in test ids).
-    prompt : str
-        The task as the learner reads it.
-    hint_text : str
-        What `hint` prints.
-    solution_code : str
-        The model answer as runnable code (what `solution` prints).
-    starter : str
-        The code the notebook hands the learner.
-    success : str
-        A sentence added to the feedback of a right answer.
-    answer_name : str
-        The name the starter and the solution define.
-    options, correct, labels
-        As in `ChoiceExercise`.
-    chapter : str
-        The chapter it reviews ("01" .. "06").
-    kind : str
-        What it asks for: one of `KINDS`.
-
-    Examples
-    --------
-    >>> question = QUESTIONS[0]
-    >>> question.evaluate(question.correct).passed
-    True
-    """
-
-    chapter: str = ""
-    kind: str = "recall"
-
-
-def _question(name, chapter, kind, prompt, options, correct, hint):
-    """options: {key: (label, explanation)}."""
-    return QuizQuestion(
-        name=name,
-        prompt=prompt,
-        hint_text=hint,
-        starter=f'answer_{name} = "?"',
-        solution_code=f'answer_{name} = "{correct}"',
-        answer_name=f"answer_{name}",
-        options={key: explanation for key, (_, explanation) in options.items()},
-        labels={key: label for key, (label, _) in options.items()},
-        correct=correct,
-        chapter=chapter,
-        kind=kind,
-    )
-
-
-QUESTIONS = [
-    # -- chapter 01: attention can't see order ----------------------------------------------------
-    _question(
-        "shuffle",
-        "01",
-        "predict",
-        "You shuffle the tokens of a sentence and pass both orders through the same "
-        "self-attention layer, with no position information and no mask. What happens to the "
-        "output vector of the word 'dog'?",
-        {
-            "a": (
-                "It is the same vector as before; it has only moved to dog's new place",
-                "Right: chapter 1 measured it, a difference of about 1e-16 after un-shuffling. "
-                "Each output depends on its own token and on the set of all tokens, never on "
-                "where they sit (permutation equivariance).",
-            ),
-            "b": (
-                "It changes a little, because dog has different neighbours now",
-                "No: a layer without positions has no notion of neighbours. Every token scores "
-                "every other token wherever it sits, so dog sees the same set of tokens as "
-                "before.",
-            ),
-            "c": (
-                "It changes completely, because attention mixes the tokens in a new order",
-                "No: dog's output is a weighted sum over all tokens, and a sum does not depend "
-                "on the order of its terms.",
-            ),
-        },
-        "a",
-        "Look for anything in the attention formula that depends on where a token sits.",
-    ),
-    _question(
-        "invariant",
-        "01",
-        "recall",
-        "True or false: a self-attention layer without positions is permutation-invariant.",
-        {
-            "true": (
-                "True",
-                "Not precisely: the layer is equivariant (outputs move with the inputs). Only "
-                "an order-blind summary, such as the mean over tokens, is invariant.",
-            ),
-            "false": (
-                "False",
-                "Right: the layer is permutation-equivariant; mean-pooling its outputs gives an "
-                "invariant sentence vector.",
-            ),
-        },
-        "false",
-        "Does the output of the layer stay the same, or move with the shuffle?",
-    ),
-    _question(
-        "causal_swap",
-        "01",
-        "predict",
-        "Still no position vectors, but now a causal mask: token i sees only tokens j <= i. In "
-        "a 3-token input you swap the first and the last token (two different words). Does the "
-        "output of the middle token change?",
-        {
-            "a": (
-                "No: without position vectors nothing can tell the two orders apart",
-                "No: the mask itself depends on position. The middle token sees only the first "
-                "token and itself, and the swap put a different word first.",
-            ),
-            "b": (
-                "Yes: it sees only the first token and itself, and the first token changed",
-                "Right: a causal mask gives each position a different set of visible keys, so "
-                "order leaks in without any position vector (the NoPE observation).",
-            ),
-            "c": (
-                "No: the middle token is one step from both ends, so the swap is symmetric for it",
-                "No: that symmetry holds without a mask (and for ALiBi without a mask), but the "
-                "mask hides the last token from the middle one, so the two ends are not "
-                "interchangeable.",
-            ),
-        },
-        "b",
-        "List the tokens the middle token can see before and after the swap.",
-    ),
-    # -- chapter 02: sinusoidal positions ---------------------------------------------------------
-    _question(
-        "index",
-        "02",
-        "recall",
-        "In PE(p, 2i) = sin(p / 10000^(2i/d)), what does i count?",
-        {
-            "a": (
-                "Dimensions 0, 2, 4, ... (the sine columns)",
-                "No: that reading puts 2i = 0, 4, 8, ... in the exponent, chapter 2's bug A, "
-                "whose slow half is frozen.",
-            ),
-            "b": (
-                "Pairs 0, 1, 2, ... (pair i fills columns 2i and 2i + 1)",
-                "Right: i is the pair index; 2i and 2i + 1 are the dimension indices of that "
-                "pair's sine and cosine.",
-            ),
-        },
-        "b",
-        "Work out the speed of column 2 under each reading and compare it with "
-        "frequencies(d)[1] from the library.",
-    ),
-    _question(
-        "base",
-        "02",
-        "predict",
-        "A sinusoidal encoding with d_model = 128: what happens to the wavelength of the "
-        "slowest pair when you double the base from 10000 to 20000?",
-        {
-            "a": (
-                "Nothing: the base only changes the fastest pair",
-                "No, the other way round: pair 0 turns at base^0 = 1 radian per position "
-                "whatever the base, while the slowest pair's speed base^(-126/128) depends on "
-                "it most.",
-            ),
-            "b": (
-                "It halves",
-                "No: a larger base makes the slow pairs turn more slowly, so their wavelengths "
-                "grow.",
-            ),
-            "c": (
-                "It almost doubles, from about 54,000 to about 108,000 positions",
-                "Right: the slowest wavelength is 2 pi * base^(126/128), so doubling the base "
-                "multiplies it by 2^(126/128), about 1.98. Pair 0 keeps its 2 pi.",
-            ),
-            "d": (
-                "It grows 4 times",
-                "No: the exponent 126/128 is just under 1, so the factor is just under 2.",
-            ),
-        },
-        "c",
-        "Write the slowest pair's wavelength as a power of the base.",
-    ),
-    _question(
-        "direction",
-        "02",
-        "predict",
-        "Compare the dot products of sinusoidal position vectors PE_p . PE_(p+3) and "
-        "PE_p . PE_(p-3), for some position p >= 3.",
-        {
-            "a": (
-                "PE_p . PE_(p+3) is larger, because later positions have larger angles",
-                "No: each pair contributes the cosine of an angle difference, which depends on "
-                "the shift alone, not on which position comes later.",
-            ),
-            "b": (
-                "They differ by an amount that depends on p",
-                "No: the dot product of two sinusoidal vectors depends only on their distance, "
-                "not on p (chapter 2, section 7).",
-            ),
-            "c": (
-                "They have opposite signs",
-                "No: cos(-x) = cos(x), so nothing changes sign.",
-            ),
-            "d": (
-                "They are equal: the dot product cannot tell 3 before from 3 after",
-                "Right: pair i contributes cos(3 omega_i) either way, since cosine is even. "
-                "Direction has to come from elsewhere: RoPE rotates q and k, which come from "
-                "different projections, and a causal mask hides the future.",
-            ),
-        },
-        "d",
-        "Write one pair's contribution, sin a sin b + cos a cos b, as a single cosine.",
-    ),
-    # -- chapter 03: learned positions -------------------------------------------------------------
-    _question(
-        "wall",
-        "03",
-        "predict",
-        "A model with a learned position table of 1024 rows receives a 1500-token input. What "
-        "happens?",
-        {
-            "a": (
-                "It runs, but its quality drops slowly as the input grows longer",
-                "No: there is nothing to degrade gracefully; rows 1024 and up do not exist.",
-            ),
-            "b": (
-                "It has no vector for positions 1024 and up, so it cannot run on them",
-                "Right: chapter 3's hard wall; the ways out are a longer table trained on longer "
-                "inputs, or a scheme defined at every position. The library raises an error "
-                "that names max_len.",
-            ),
-            "c": (
-                "Positions past 1023 wrap around to the start of the table",
-                "No: nothing wraps; code that indexes past the table fails (or, worse, cuts "
-                "the input short without saying so).",
-            ),
-        },
-        "b",
-        "What would the model add to the token at position 1200?",
-    ),
-    _question(
-        "unseen_rows",
-        "03",
-        "predict",
-        "A learned table has 64 rows, and the model is trained only on 32-token sequences, "
-        "starting from small random rows. After training, how similar are rows 40 and 41 "
-        "(their cosine)?",
-        {
-            "a": (
-                "About as similar as two random vectors: they still hold their random start",
-                "Right: rows 32-63 never took part in a forward pass, so no gradient ever "
-                "reached them. Chapter 3 measured that they had not moved at all.",
-            ),
-            "b": (
-                "Very similar, like trained neighbours",
-                "No: neighbouring rows became alike only where training reached them, rows "
-                "0-31. Rows 40 and 41 were never used, so nothing made them alike.",
-            ),
-            "c": (
-                "The same as rows 8 and 9: the table repeats every 32 rows",
-                "No: nothing ties row 40 to row 8; every row is its own set of parameters.",
-            ),
-        },
-        "a",
-        "Think about what makes a row of the table change during training.",
-    ),
-    _question(
-        "table_size",
-        "03",
-        "recall",
-        "GPT-2 small has 1024 positions and d_model = 768. How many trained numbers does its "
-        "position table hold, and how many does a sinusoidal table of the same shape hold?",
-        {
-            "a": (
-                "786,432 and 786,432",
-                "No: the sinusoidal table has the same shape, but its entries come from a "
-                "formula; none of them is trained.",
-            ),
-            "b": (
-                "1,792 and 0",
-                "No: that is 1024 + 768. The table holds a vector of 768 numbers for each of "
-                "1024 positions.",
-            ),
-            "c": (
-                "786,432 and 0",
-                "Right: 1024 x 768 learnt numbers; the sinusoidal table is computed, so it has "
-                "no parameters.",
-            ),
-        },
-        "c",
-        "One row per position, one column per dimension; and which of the two tables is trained?",
-    ),
-    # -- chapter 04: RoPE ------------------------------------------------------------------------
-    _question(
-        "offset",
-        "04",
-        "predict",
-        "With RoPE, which of these scores must equal score(q at position 3, k at position 7), "
-        "whatever the vectors q and k are?",
-        {
-            "a": (
-                "score(q at 7, k at 3)",
-                "No: that is the offset -4, a rotation the other way; it differs in general "
-                "(chapter 4 printed both).",
-            ),
-            "b": (
-                "score(q at 103, k at 107)",
-                "Right: the same offset, +4. Turning both vectors by 100 more positions leaves "
-                "the angle between them unchanged, and the dot product sees only that angle.",
-            ),
-            "c": (
-                "score(q at 6, k at 14)",
-                "No: doubling both positions doubles the offset, to 8.",
-            ),
-            "d": (
-                "None of them: scores decay with the absolute position",
-                "No: RoPE's long-term decay is an upper bound that depends on the distance "
-                "n - m, not on how far the tokens are from the start.",
-            ),
-        },
-        "b",
-        "What does the dot product of two rotated vectors depend on?",
-    ),
-    _question(
-        "layout",
-        "04",
-        "predict",
-        "You load weights trained with interleaved RoPE pairs (0,1), (2,3), ... into code that "
-        "rotates the rotate_half way, pairs (i, i + d/2), without permuting the query and key "
-        "weights. What happens?",
-        {
-            "a": (
-                "It stops with an error, because the two layouts need different shapes",
-                "No: both conventions work on the same shapes, and nothing in the code records "
-                "which dimensions were paired in training.",
-            ),
-            "b": (
-                "Nothing changes, because both conventions apply the same rotation",
-                "No: they are the same rotation only after the dimensions are reordered. "
-                "Without the permutation, chapter 4 measured outputs that differ by amounts as "
-                "large as the vectors themselves.",
-            ),
-            "c": (
-                "It runs without an error, but dimensions turn with the wrong partners",
-                "Right: nothing fails, the model just gets quietly worse. That is why "
-                "checkpoint conversions permute the query and key weights inside every head.",
-            ),
-        },
-        "c",
-        "Which dimensions does each convention turn together, and what in the code could "
-        "notice the difference?",
-    ),
-    _question(
-        "ntk",
-        "04",
-        "predict",
-        "NTK-aware scaling for a context 4 times longer raises RoPE's base from b to "
-        "b * 4^(d/(d-2)). What happens to the speed of the fastest pair (i = 0) and of the "
-        "slowest pair (i = d/2 - 1)?",
-        {
-            "a": (
-                "The fastest keeps its speed; the slowest becomes exactly 4 times slower",
-                "Right: theta_0 = base^0 = 1 for any base, and for the last pair "
-                "(b * 4^(d/(d-2)))^(-(d-2)/d) = b^(-(d-2)/d) / 4. The pairs between are "
-                "slowed by amounts between 1 and 4.",
-            ),
-            "b": (
-                "Both become 4 times slower",
-                "No: that is position interpolation, which divides every angle by 4 and so "
-                "also squeezes neighbouring tokens closer.",
-            ),
-            "c": (
-                "The fastest becomes 4 times slower; the slowest keeps its speed",
-                "No, the other way round: a larger base cannot change base^0 = 1.",
-            ),
-        },
-        "a",
-        "Write theta_i = base^(-2i/d) for i = 0 and for i = d/2 - 1 with the new base.",
-    ),
-    # -- chapter 05: ALiBi -----------------------------------------------------------------------
-    _question(
-        "slopes12",
-        "05",
-        "recall",
-        "ALiBi with 12 heads, not a power of two. Which slopes does the official recipe give "
-        "the heads after the first 8?",
-        {
-            "a": (
-                "2^-9, 2^-10, 2^-11, 2^-12: the sequence continues",
-                "No: the recipe never goes below 2^-8; the extra heads fall between the "
-                "slopes the first 8 heads already have.",
-            ),
-            "b": (
-                "The rest of the 12-head geometric sequence 2^(-8k/12)",
-                "No: the official code does not use the 12-head sequence at all; the first 8 "
-                "heads keep the 8-head slopes 2^-1 ... 2^-8.",
-            ),
-            "c": (
-                "2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5: every other slope of the 16-head sequence",
-                "Right: the first 8 heads keep 2^-1 ... 2^-8, and the extra 4 take slopes "
-                "between them, the first four of 2^-0.5, 2^-1.5, ...",
-            ),
-        },
-        "c",
-        "List the 8-head slopes as powers of two: where could four more slopes go?",
-    ),
-    _question(
-        "exact_offset",
-        "05",
-        "predict",
-        "A task needs the token exactly 3 back, and the keys' content says nothing about "
-        "position. With ALiBi under a causal mask, which key gets the most weight from the "
-        "bias alone?",
-        {
-            "a": (
-                "The query's own token, at distance 0, in every head",
-                "Right: every slope gives a penalty that grows with distance, so every head "
-                "weights distance 0 most. That is why ALiBi struggles with exact offsets and "
-                "suits recency.",
-            ),
-            "b": (
-                "The key 3 back, in the head whose slope fits",
-                "No: no slope makes -m * 3 larger than -m * 0. A monotone penalty cannot "
-                "single out one distance.",
-            ),
-            "c": (
-                "All keys equally, since ALiBi adds no position vectors",
-                "No: the bias alone makes the weights fall with distance, by a factor e^(-m) "
-                "per step back.",
-            ),
-        },
-        "a",
-        "Sketch the bias -m * d against the distance d for a few slopes m.",
-    ),
-    _question(
-        "sign",
-        "05",
-        "predict",
-        "A bug flips ALiBi's sign: the code adds +m * |i - j| instead of -m * |i - j|. Under a "
-        "causal mask, which keys do the heads now favour?",
-        {
-            "a": (
-                "None: a softmax ignores constants, so nothing changes",
-                "No: a softmax ignores a constant added to a whole row, but this bias differs "
-                "from key to key within a row.",
-            ),
-            "b": (
-                "The most distant ones: the first tokens of the sequence",
-                "Right: each step back now multiplies a key's weight by e^(+m), so the oldest "
-                "tokens win, more and more strongly as inputs grow.",
-            ),
-            "c": (
-                "No key: attention becomes uniform",
-                "No: uniform weights need equal scores, and the flipped bias makes them "
-                "unequal in the other direction.",
-            ),
-        },
-        "b",
-        "A softmax turns a score difference D into a weight ratio e^D.",
-    ),
-    # -- chapter 06: train short, test long ------------------------------------------------------
-    _question(
-        "recency",
-        "06",
-        "predict",
-        "Models are trained on 32-token inputs and evaluated on 256-token ones, on 'predict the "
-        "most recent marker token seen so far'. Which scheme's mechanism suits this task at "
-        "every length?",
-        {
-            "a": (
-                "A learned table",
-                "No: a 32-row table has no vector for position 32, so the model cannot run at "
-                "256 tokens at all.",
-            ),
-            "b": (
-                "Sinusoidal positions",
-                "No: the vectors exist at every position, but those past 31 were never seen in "
-                "training; being defined is not being learnt.",
-            ),
-            "c": (
-                "RoPE",
-                "Not by construction: scores depend on the offset only, but offsets past 31 "
-                "never occurred in training, and there the slow pairs reach angles the model "
-                "never saw (chapter 4).",
-            ),
-            "d": (
-                "ALiBi",
-                "Right: its penalty prefers nearer keys, which is what 'most recent' asks for, "
-                "and the penalty for a given distance is the same at every length.",
-            ),
-        },
-        "d",
-        "For each scheme, ask what is new to the model when the input grows from 32 to 256 tokens.",
-    ),
-    _question(
-        "defined",
-        "06",
-        "reason",
-        "Sinusoidal positions and RoPE both have a formula for position 10,000. Does it follow "
-        "that a model trained on 32-token inputs works on 256-token inputs?",
-        {
-            "a": (
-                "Yes: every position has a well-defined encoding",
-                "No: defined is not trained. Past position 31 the model meets vectors (or "
-                "rotation angles) it never saw, and nothing guarantees what it does with them.",
-            ),
-            "b": (
-                "No: a model can never run past its training length",
-                "No: that is the learned table's hard wall. Sinusoidal and RoPE models run at "
-                "any length; the question is how well.",
-            ),
-            "c": (
-                "Not necessarily: it runs there, but how well has to be measured",
-                "Right: 'defined everywhere' and 'generalises' are different claims; chapter 6 "
-                "measures the second.",
-            ),
-        },
-        "c",
-        "What did the model see during training, and what does it see at position 200?",
-    ),
-    _question(
-        "interpolation",
-        "06",
-        "predict",
-        "A RoPE model trained at 32 tokens runs on 128 tokens with position interpolation: every "
-        "position is divided by 4. A query and a key 3 tokens apart: what offset does the "
-        "rotation now see?",
-        {
-            "a": (
-                "0.75",
-                "Right: both positions are divided by 4, so their difference is too. A head "
-                "that learnt 'exactly 3 back' no longer lines up until fine-tuning re-learns it.",
-            ),
-            "b": (
-                "3, as in training",
-                "No: the rotation uses the divided positions, and the offset between them is "
-                "divided as well.",
-            ),
-            "c": (
-                "12",
-                "No: interpolation squeezes positions together; it does not stretch them.",
-            ),
-        },
-        "a",
-        "RoPE scores depend on the difference of the positions the rotation uses.",
-    ),
-    # -- chapter 07: putting it together ---------------------------------------------------------
-    _question(
-        "models",
-        "07",
-        "recall",
-        "Which of these models uses RoPE and no absolute position embeddings?",
-        {
-            "a": ("BERT", "No: BERT adds a learned table of 512 positions."),
-            "b": (
-                "LLaMA",
-                "Right: LLaMA rotates queries and keys in every layer and adds nothing to the "
-                "embeddings.",
-            ),
-            "c": ("GPT-2", "No: GPT-2 adds a learned table of 1024 positions."),
-            "d": (
-                "The original Transformer",
-                "No: it adds sinusoidal positions to the embeddings.",
-            ),
-        },
-        "b",
-        "Chapter 7's comparison table lists where each model's positions enter.",
-    ),
-    _question(
-        "alibi_no_mask",
-        "07",
-        "predict",
-        "ALiBi in a bidirectional layer (no causal mask, no position vectors). In a 3-token "
-        "input you swap the first and the last token. Does the middle token's output change?",
-        {
-            "a": (
-                "No: both ends are one step away, and -m * |i - j| cannot tell left from right",
-                "Right: the middle token gives both ends the same penalty, so swapping them "
-                "only reorders a sum. ALiBi relies on the causal mask for direction.",
-            ),
-            "b": (
-                "Yes: ALiBi gives every token its position",
-                "No: ALiBi adds no vectors; it only penalises distance, and the distance from "
-                "the middle to either end is 1.",
-            ),
-            "c": (
-                "Yes: a different word now comes first, and attention reads the words in order",
-                "No: attention reads a weighted sum, not a sequence. The middle token gives "
-                "both ends the same penalty, so the swap only reorders the terms of its sum.",
-            ),
-        },
-        "a",
-        "Write down the distance from the middle token to each end.",
-    ),
-]
-
-EXERCISES = QUESTIONS
+EXERCISES = [q1, q2, q3]

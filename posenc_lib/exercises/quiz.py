@@ -18,9 +18,9 @@ class Quiz(Explorer):
 
     Examples
     --------
-    >>> from posenc_lib.exercises import ch07
-    >>> quiz = Quiz(ch07.QUESTIONS[:2])
-    >>> quiz.choices[0].value = ch07.QUESTIONS[0].correct
+    >>> from posenc_lib.exercises import ch08
+    >>> quiz = Quiz(ch08.QUESTIONS[:2])
+    >>> quiz.choices[0].value = ch08.QUESTIONS[0].correct
     >>> quiz.check(0).passed, quiz.score.value
     (True, '1 of 2 right so far')
     """

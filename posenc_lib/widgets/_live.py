@@ -59,9 +59,14 @@ class LiveFigure:
             artist.set_animated(True)
             self.animated.append(artist)
 
-    def render(self, full=False):
-        """Publish the figure as PNG bytes, redrawing only the animated artists unless ``full``."""
-        if full or self.background is None:
+    def render(self, full=False, relayout=False):
+        """Publish the figure as PNG bytes, redrawing only the animated artists unless ``full``.
+
+        ``relayout`` lays the figure out again first (for new tick labels of another length).
+        """
+        if relayout:
+            self.fig.set_layout_engine("constrained")
+        if full or relayout or self.background is None:
             self.canvas.draw()
             self.fig.set_layout_engine("none")  # keep the layout found on the first draw
             self.background = self.canvas.copy_from_bbox(self.fig.bbox)

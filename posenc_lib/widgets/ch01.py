@@ -151,6 +151,7 @@ class OrderExplorer(Explorer):
         self.live = LiveFigure(figsize=(10, 3.4))
         axes = self.live.fig.subplots(1, 3, width_ratios=[1, 1, 1.4])
         self.artists = draw_order_comparison(axes, self.compare())
+        self.live.fig.colorbar(self.artists[1], ax=axes[:2], label="attention weight", shrink=0.8)
         self.axes = axes
         image_a, image_b, bars_a, bars_b = self.artists
         self.live.animate(image_a, image_b, *bars_a, *bars_b)
@@ -188,7 +189,7 @@ class OrderExplorer(Explorer):
         comparison = self.compare()
         image_a, image_b, bars_a, bars_b = self.artists
         words = (comparison.words_a, comparison.words_b)
-        full = words != self.shown_words
+        full = relayout = words != self.shown_words  # new tick labels need room: lay out again
         self.shown_words = words
         for ax, image, words, weights in (
             (self.axes[0], image_a, comparison.words_a, comparison.weights_a),
@@ -207,4 +208,4 @@ class OrderExplorer(Explorer):
             self.axes[2].set_ylim(-1.3 * reach - 1e-3, 1.3 * reach + 1e-3)
             full = True
         self.status.value = describe_comparison(comparison)
-        self.live.render(full=full)
+        self.live.render(full=full, relayout=relayout)

@@ -13,8 +13,8 @@ class RopeExplorer(Explorer):
     """Chapter 4: query position m, key position n and pair i.
 
     Left: pair i of q and k, drawn before (faint) and after rotation. Right: the score q_m . k_n
-    against the offset n - m, a fixed curve, with a marker at the current offset: move m and n
-    together and it stays put.
+    against the offset n - m, a fixed curve, with a black marker at the current offset: move m and
+    n together and it stays put. The plane is scaled to the selected pair, so its arrows fill it.
 
     Parameters
     ----------
@@ -37,7 +37,6 @@ class RopeExplorer(Explorer):
     """
 
     def __init__(self, d=16, base=10000.0, seed=0, max_offset=120):
-
         func = "RopeExplorer"
         d = check_even(func, "d", d)
         base = check_real(func, "base", base, greater_than=1)
@@ -54,15 +53,15 @@ class RopeExplorer(Explorer):
         self.live = LiveFigure(figsize=(9, 3.8))
         ax_plane, ax_score = self.live.fig.subplots(1, 2, width_ratios=[1, 1.6])
         offsets = np.arange(-max_offset, max_offset + 1)
-        pair_lengths = np.hypot(*np.concatenate([self.q, self.k]).reshape(-1, 2).T)
-        plots.rope_plane(ax_plane, limit=1.2 * pair_lengths.max())
+        self.ax_plane = ax_plane
+        plots.rope_plane(ax_plane, limit=self.plane_limit(0))
         self.arrows = plots.rope_arrows(ax_plane)
         self.plane_title = ax_plane.set_title("")
         ax_score.plot(offsets, [self.score(0, int(o)) for o in offsets], "-", color="0.3")
         ax_score.set(
             xlabel="offset n - m", ylabel="score q_m · k_n", title="the score depends on n - m only"
         )
-        (self.marker,) = ax_score.plot([0], [0], "o", color=plots.PALETTE[5], ms=9)
+        (self.marker,) = ax_score.plot([0], [0], "o", color="black", ms=9)
         self.live.animate(*self.arrows, self.marker, self.plane_title)
         for control in (self.m, self.n, self.pair):
             control.observe(self.step, names="value")
@@ -70,6 +69,11 @@ class RopeExplorer(Explorer):
         self.box = widgets.VBox(
             [widgets.HBox([self.m, self.n]), self.pair, self.live.image, self.status]
         )
+
+    def plane_limit(self, i):
+        """Half-width of the plane that fits pair ``i`` of q and k (rotation keeps lengths)."""
+        pairs = slice(2 * i, 2 * i + 2)
+        return 1.25 * max(np.linalg.norm(self.q[0, pairs]), np.linalg.norm(self.k[0, pairs]))
 
     def rotated(self, x, position):
         """Return ``x`` (shape (1, d)) rotated to ``position``."""
@@ -82,6 +86,7 @@ class RopeExplorer(Explorer):
     def step(self, change=None):
         """Move the arrows and the marker to the sliders' values (the observer)."""
         m, n, i = self.m.value, self.n.value, self.pair.value
+        new_pair = change is not None and change.get("owner") is self.pair
         pairs = slice(2 * i, 2 * i + 2)
         plots.set_rope_arrows(
             self.arrows,
@@ -98,4 +103,8 @@ class RopeExplorer(Explorer):
             f"(pair {i} turns {self.theta[i]:.4f} "
             f"rad per position)"
         )
-        self.live.render()
+        if new_pair:  # a new pair has its own length: rescale the plane (a full redraw)
+            limit = self.plane_limit(i)
+            self.ax_plane.set_xlim(-limit, limit)
+            self.ax_plane.set_ylim(-limit, limit)
+        self.live.render(full=new_pair)

@@ -1,0 +1,282 @@
+"""Real text for chapter 07: the pages of Python's interactive help, frozen, one token per character.
+
+Every CPython ships the text behind ``help("if")`` in the module ``pydoc_data.topics``: 79
+topics of English prose about Python. The course reads a frozen copy of it, made from one Python
+by ``tools/build_corpus.py`` (``data/pydoc_topics.json.gz`` in this package, Python Software
+Foundation License; ``data/pydoc_topics_LICENSE.txt``), so every Python version trains on the same
+characters and nothing is downloaded.
+
+- **Vocabulary**: the characters present in the corpus, sorted by code point; character k has id k.
+- **Split**: by topic, so no validation sentence was seen in training. In alphabetical order every
+  tenth topic, starting with the first, is validation text; the rest is training text. Each part
+  is its topics joined with a newline, in alphabetical order, as one stream of ids.
+- **Task**: `text_task` samples random windows of the training stream; the target of every
+  character is the next one (``metric="loss"``, nats per character; `bits_per_char` converts).
+"""
+
+import gzip
+import json
+import math
+import numbers
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ._checks import check_choice, check_int
+from .tasks import Task
+
+CORPUS_FILE = Path(__file__).with_name("data") / "pydoc_topics.json.gz"
+NAME = "pydoc-topics"  # the ``task`` of every record trained on this corpus
+VALIDATION_EVERY = 10
+SEPARATOR = "\n"
+
+
+def read_topics(path=CORPUS_FILE):
+    """Read the frozen corpus file: ``source``, ``python_version``, ``license``, ``topics``.
+
+    Parameters
+    ----------
+    path : str or Path
+        A file written by ``tools/build_corpus.py`` (default: the one in this package).
+
+    Returns
+    -------
+    dict
+        ``topics`` maps each topic's name to its text, unchanged.
+
+    Examples
+    --------
+    >>> frozen = read_topics()
+    >>> frozen["source"], frozen["python_version"], len(frozen["topics"])
+    ('pydoc_data.topics', '3.11.7', 79)
+    >>> frozen["topics"]["pass"][:20]
+    'The "pass" statement'
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(
+            f"read_topics: path must be a corpus file, got {str(path)!r} (no such file)"
+        )
+    try:
+        data = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
+    except (OSError, ValueError) as err:
+        raise ValueError(
+            f"read_topics: path must be a gzip-compressed JSON corpus file, got {str(path)!r} ({err})"
+        ) from None
+    missing = {"source", "python_version", "license", "topics"} - set(data)
+    if missing:
+        raise ValueError(f"read_topics: {str(path)!r} lacks the keys {sorted(missing)}")
+    return data
+
+
+def split_topics(names, every=VALIDATION_EVERY):
+    """Split topic names into training and validation.
+
+    In alphabetical order, every ``every``-th name, starting with the first, is validation.
+
+    Parameters
+    ----------
+    names : iterable of str
+    every : int
+        At least 2 (so that some text is left for training).
+
+    Returns
+    -------
+    train, validation : tuple of str
+        Both in alphabetical order.
+
+    Examples
+    --------
+    >>> split_topics(["d", "a", "c", "b", "e"], every=2)
+    (('b', 'd'), ('a', 'c', 'e'))
+    """
+    every = check_int("split_topics", "every", every, minimum=2)
+    if isinstance(names, str):
+        raise TypeError(f"split_topics: names must be a collection of topic names, got {names!r}")
+    ordered = sorted(names)
+    validation = tuple(ordered[::every])
+    return tuple(n for n in ordered if n not in validation), validation
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class CharCorpus:
+    """A character-level corpus: its alphabet and its training and validation streams of ids.
+
+    Made by `load_corpus`. ``alphabet[k]`` is the character of id k; ``train`` and
+    ``validation`` are read-only int64 arrays of ids.
+    """
+
+    name: str
+    python_version: str
+    alphabet: str
+    train_topics: tuple
+    validation_topics: tuple
+    train: np.ndarray
+    validation: np.ndarray
+
+    @property
+    def vocab_size(self):
+        """Return the number of distinct characters (the model's vocabulary)."""
+        return len(self.alphabet)
+
+    def __repr__(self):
+        """Describe the corpus in one line: its source, vocabulary and split."""
+        return (
+            f"CharCorpus({self.name!r} from Python {self.python_version}: {self.vocab_size} "
+            f"characters; {len(self.train):,} training characters in {len(self.train_topics)} "
+            f"topics, {len(self.validation):,} validation characters in "
+            f"{len(self.validation_topics)} topics)"
+        )
+
+    def split(self, which):
+        """Return the ids of ``"train"`` or ``"validation"``."""
+        check_choice("CharCorpus.split", "which", which, ("train", "validation"))
+        return self.train if which == "train" else self.validation
+
+    def encode(self, text):
+        """Return the ids of the characters of ``text`` (int64 array).
+
+        Examples
+        --------
+        >>> corpus = load_corpus()
+        >>> corpus.encode("help").tolist()
+        [71, 68, 75, 79]
+        >>> corpus.decode(corpus.encode("help()"))
+        'help()'
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"CharCorpus.encode: text must be a str, got {type(text).__name__}")
+        codes = np.frombuffer(text.encode("utf-32-le"), dtype="<u4").astype(np.int64)
+        alphabet = np.frombuffer(self.alphabet.encode("utf-32-le"), dtype="<u4").astype(np.int64)
+        ids = np.minimum(np.searchsorted(alphabet, codes), len(alphabet) - 1)
+        unknown = np.flatnonzero(alphabet[ids] != codes)
+        if unknown.size:
+            k = int(unknown[0])
+            raise ValueError(
+                f"CharCorpus.encode: text must use the corpus's {self.vocab_size} characters, got "
+                f"{text[k]!r} at index {k}"
+            )
+        return ids
+
+    def decode(self, ids):
+        """Return the text of an array of ids."""
+        array = np.asarray(ids)
+        if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+            raise TypeError(f"CharCorpus.decode: ids must be integers, got dtype {array.dtype}")
+        if array.size and (array.min() < 0 or array.max() >= self.vocab_size):
+            bad = array[(array < 0) | (array >= self.vocab_size)].flat[0]
+            raise ValueError(
+                f"CharCorpus.decode: ids must be in 0..{self.vocab_size - 1}, got {int(bad)}"
+            )
+        return "".join(self.alphabet[i] for i in array.ravel())
+
+
+@lru_cache(maxsize=4)
+def _load(path, every):
+    frozen = read_topics(path)
+    topics = frozen["topics"]
+    train_names, validation_names = split_topics(topics, every)
+    alphabet = "".join(sorted(set("".join(topics.values())) | {SEPARATOR}))
+    skeleton = CharCorpus(NAME, frozen["python_version"], alphabet, (), (), None, None)
+
+    def stream(names):
+        ids = skeleton.encode(SEPARATOR.join(topics[n] for n in names))
+        ids.setflags(write=False)
+        return ids
+
+    return CharCorpus(
+        NAME,
+        frozen["python_version"],
+        alphabet,
+        train_names,
+        validation_names,
+        stream(train_names),
+        stream(validation_names),
+    )
+
+
+def load_corpus(path=CORPUS_FILE, *, every=VALIDATION_EVERY):
+    """Load the frozen pydoc topics as a character-level corpus with a training/validation split.
+
+    Parameters
+    ----------
+    path : str or Path
+        The corpus file (default: the one shipped in this package).
+    every : int
+        Every ``every``-th topic in alphabetical order, starting with the first, is validation.
+
+    Returns
+    -------
+    CharCorpus
+        Loaded once per (path, every) and shared; its arrays are read-only.
+
+    Examples
+    --------
+    >>> corpus = load_corpus()
+    >>> corpus
+    CharCorpus('pydoc-topics' from Python 3.11.7: 103 characters; 432,894 training characters in 71 topics, 32,153 validation characters in 8 topics)
+    >>> corpus.validation_topics[:4]
+    ('assert', 'bitwise', 'comparisons', 'else')
+    """
+    every = check_int("load_corpus", "every", every, minimum=2)
+    return _load(str(path), every)
+
+
+def text_task(corpus=None, split="train"):
+    """Next-character prediction on random windows of one part of a corpus, as a `Task`.
+
+    ``task.sample(rng, batch, length)`` draws ``batch`` windows of ``length + 1`` consecutive
+    characters at uniformly random starts: the first ``length`` are the tokens, the last
+    ``length`` the targets (each character's next one). Scored by loss in nats per character.
+
+    Parameters
+    ----------
+    corpus : CharCorpus, optional
+        Default: `load_corpus`'s.
+    split : {"train", "validation"}
+
+    Examples
+    --------
+    >>> task = text_task()
+    >>> tokens, targets = task.sample(0, 2, 8)
+    >>> bool(np.all(tokens[:, 1:] == targets[:, :-1])), task.vocab_size, task.metric
+    (True, 103, 'loss')
+    """
+    corpus = load_corpus() if corpus is None else corpus
+    if not isinstance(corpus, CharCorpus):
+        raise TypeError(f"text_task: corpus must be a CharCorpus, got {type(corpus).__name__}")
+    ids = corpus.split(check_choice("text_task", "split", split, ("train", "validation")))
+
+    def sampler(rng, batch, length):
+        if length >= len(ids):
+            raise ValueError(
+                f"{corpus.name}.sample: length must be < {len(ids)} (the {split} text), got {length}"
+            )
+        starts = rng.integers(0, len(ids) - length, size=batch)
+        windows = ids[starts[:, None] + np.arange(length + 1)]
+        return windows[:, :-1], windows[:, 1:]
+
+    return Task(
+        corpus.name,
+        corpus.vocab_size,
+        "loss",
+        sampler,
+        f"predict the next character of Python's help pages ({split} text)",
+    )
+
+
+def bits_per_char(nats):
+    """Convert a loss in nats per character to bits per character: ``nats / ln 2``.
+
+    Examples
+    --------
+    >>> bits_per_char(math.log(2))
+    1.0
+    >>> round(bits_per_char(1.5), 4)
+    2.164
+    """
+    if isinstance(nats, bool) or not isinstance(nats, numbers.Real | np.ndarray):
+        raise TypeError(f"bits_per_char: nats must be a real number or array, got {nats!r}")
+    return nats / math.log(2)

@@ -1,0 +1,621 @@
+"""The ALiBi paper's headline figure in miniature, on real text (chapter 07).
+
+Every position scheme of the course's model is trained on the characters of Python's help pages
+(`posenc_lib.corpus`) at one length L, then scored in bits per character on validation text at
+L, 2L, 4L, 8L and 16L, two ways:
+
+- **non-overlapping**: the text is cut into consecutive chunks of the evaluation length and every
+  character of every chunk is scored, so a chunk's first characters are predicted with almost no
+  context (the paper's main evaluation);
+- **sliding**: windows of the evaluation length advance by a quarter of that length and only the
+  last quarter of each window is scored, so every scored character sees at least three quarters
+  of a window of text before it.
+
+Both modes score the same characters of validation text at every length, so every difference in
+the results comes from the model and the mode, not from which text was scored.
+
+    python -m posenc_lib.realtext --out notebooks/data/realtext   # the committed sweep
+    python -m posenc_lib.realtext --quick --out results/          # one seed
+
+The sweep is resumable as the study's is (``DIR/progress.jsonl``; ``--fresh`` starts over) and
+runs its models in worker processes with one BLAS thread each. It writes, under DIR:
+
+- results.json: one record per {task, scheme, config, seed, train_len, eval_len, mode, region,
+  metric, value}: ``task`` the corpus (``"pydoc-topics"``), ``metric`` ``"bits_per_char"``,
+  ``mode`` ``"nonoverlapping"`` or ``"sliding"``, ``region`` ``"all"`` (every scored character)
+  or ``"unseen"`` (window positions >= train_len; none at eval_len == train_len), as in
+  chapter 6. ``value`` is null where a scheme cannot run (a learned table shorter than eval_len).
+- curves.json: per window position, the summed bits and the number of scored characters, in
+  non-overlapping mode at the training length and at the longest length, one record per model.
+- results.png: the figure of the results.
+"""
+
+import argparse
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ._checks import check_choice, check_int
+from .corpus import NAME, load_corpus, text_task
+from .experiments import _json_lines, run_jobs, select
+from .model import SCHEMES, ModelConfig, forward, train
+from .tasks import IGNORE
+
+TRAIN_LEN = 64
+EVAL_FACTORS = (1, 2, 4, 8, 16)
+EVAL_LENS = tuple(f * TRAIN_LEN for f in EVAL_FACTORS)
+CONFIG_NAME = "2L-4x16+mlp"
+# Two layers of 4 heads of width 16, with an MLP: small enough for a CPU, big enough to learn
+# words. T5's bias: 32 buckets (T5's number; fewer for training lengths under 32), logarithmic up
+# to the training length, so training reaches every bucket and longer distances share the last
+# one, as in T5.
+MODEL = {
+    "d_model": 64,
+    "n_heads": 4,
+    "n_layers": 2,
+    "mlp": True,
+    "t5_buckets": 32,
+    "t5_max_distance": TRAIN_LEN,
+}
+TRAIN = {"batch_size": 16, "lr": 3e-3}
+STEPS = 1000  # one budget for every model: 1000 x 16 x 64 = 1.02 M characters
+SEEDS = (0, 1, 2)
+MODES = ("nonoverlapping", "sliding")
+MODE_NAMES = {"nonoverlapping": "non-overlapping chunks", "sliding": "sliding windows"}
+METRIC = "bits_per_char"
+N_SCORED = 16384  # validation characters scored at every length, in both modes
+START = max(EVAL_LENS)  # the first START characters of validation text are context only
+SLIDING_FRACTION = 4  # sliding windows advance by, and score, 1 / SLIDING_FRACTION of a window
+PAPER = {
+    # Press, Smith and Lewis (ICLR 2022), WikiText-103, trained on 512 tokens: perplexity at
+    # 512 / 1012 / 2512 / 15512 tokens, non-overlapping evaluation (None: out of memory).
+    "lengths": (512, 1012, 2512, 15512),
+    "sinusoidal": (20.05, 43.54, 132.41, 406.01),
+    "rope": (20.07, 21.37, 31.58, 79.25),
+    "t5": (19.65, 18.79, 20.41, None),
+    "alibi": (19.73, 18.73, 18.41, 18.31),
+}
+
+
+def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
+    """Return the ModelConfig of chapter 07's models for ``scheme``.
+
+    `MODEL`, a learned table of ``train_len`` rows, and the corpus's vocabulary.
+
+    Examples
+    --------
+    >>> c = model_config("t5")
+    >>> (c.n_layers, c.n_heads, c.head_dim, c.mlp, c.vocab_size, c.t5_max_distance)
+    (2, 4, 16, True, 103, 64)
+    """
+    check_choice("model_config", "scheme", scheme, SCHEMES)
+    train_len = check_int("model_config", "train_len", train_len, minimum=2)
+    vocab_size = load_corpus().vocab_size if vocab_size is None else vocab_size
+    fields = {
+        **MODEL,
+        "t5_buckets": min(MODEL["t5_buckets"], train_len),
+        "t5_max_distance": train_len,
+    }
+    return ModelConfig(vocab_size=vocab_size, scheme=scheme, max_len=train_len, **fields)
+
+
+def sliding_stride(length):
+    """How far sliding windows of ``length`` advance: a quarter of the window (at least 1).
+
+    Examples
+    --------
+    >>> sliding_stride(64), sliding_stride(1024)
+    (16, 256)
+    """
+    length = check_int("sliding_stride", "length", length, minimum=1)
+    return max(1, length // SLIDING_FRACTION)
+
+
+def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
+    """Cut evaluation windows from a stream of ids: tokens, and targets with -1 where not scored.
+
+    The scored characters are always ``ids[start + 1 : start + 1 + n_scored]``, whatever the
+    length and mode, each scored once. In ``"nonoverlapping"`` mode the windows are consecutive
+    chunks ``ids[start + k * length : start + (k + 1) * length]`` and every position is scored.
+    In ``"sliding"`` mode windows advance by s = `sliding_stride` (``length``) and only their
+    last s positions are scored, so every scored character sees at least length - s characters
+    before it; the windows reach back into the text before ``start``.
+
+    Parameters
+    ----------
+    ids : array_like of int, shape (N,)
+    length : int
+    mode : {"nonoverlapping", "sliding"}
+    n_scored : int
+        A multiple of ``length``.
+    start : int
+        At least ``length - s`` in sliding mode; ``start + n_scored + 1 <= N``.
+
+    Returns
+    -------
+    tokens, targets : ndarray of int, shape (n_windows, length)
+
+    Examples
+    --------
+    >>> ids = np.arange(20)
+    >>> tokens, targets = windows(ids, 4, "nonoverlapping", n_scored=8, start=4)
+    >>> tokens.tolist(), targets.tolist()
+    ([[4, 5, 6, 7], [8, 9, 10, 11]], [[5, 6, 7, 8], [9, 10, 11, 12]])
+    >>> tokens, targets = windows(ids, 4, "sliding", n_scored=8, start=4)
+    >>> tokens[:2].tolist(), targets[:2].tolist()
+    ([[1, 2, 3, 4], [2, 3, 4, 5]], [[-1, -1, -1, 5], [-1, -1, -1, 6]])
+    """
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+        raise TypeError(f"windows: ids must be a 1-d array of int, got {ids.dtype} {ids.shape}")
+    length = check_int("windows", "length", length, minimum=1)
+    check_choice("windows", "mode", mode, MODES)
+    n_scored = check_int("windows", "n_scored", n_scored, minimum=1)
+    start = check_int("windows", "start", start, minimum=0)
+    if n_scored % length:
+        raise ValueError(f"windows: n_scored must be a multiple of length={length}, got {n_scored}")
+    if start + n_scored + 1 > len(ids):
+        raise ValueError(
+            f"windows: start + n_scored + 1 must be <= len(ids) = {len(ids)}, got "
+            f"{start} + {n_scored} + 1"
+        )
+    if mode == "nonoverlapping":
+        first = start + np.arange(0, n_scored, length)
+        scored_from = 0
+    else:
+        stride = sliding_stride(length)
+        if start < length - stride:
+            raise ValueError(
+                f"windows: start must be >= {length - stride} (the context of a sliding window "
+                f"of {length}), got {start}"
+            )
+        first = start + np.arange(0, n_scored, stride) + stride - length
+        scored_from = length - stride
+    index = first[:, None] + np.arange(length)
+    tokens, targets = ids[index], ids[index + 1].copy()
+    targets[:, :scored_from] = IGNORE
+    return tokens, targets
+
+
+def score(params, config, tokens, targets, *, batch_elements=2**20):
+    """Sum the loss in bits, and count scored characters, at each window position.
+
+    Windows are run ``B`` at a time with ``B * T * T <= batch_elements`` (memory of the
+    attention weights).
+
+    Returns
+    -------
+    totals : ndarray of float, shape (T,)
+        Bits summed over the windows at each position (targets of -1 are not scored).
+    counts : ndarray of int, shape (T,)
+    """
+    tokens, targets = np.asarray(tokens), np.asarray(targets)
+    n, t = tokens.shape
+    batch = max(1, batch_elements // (t * t))
+    totals, counts = np.zeros(t), np.zeros(t, dtype=np.int64)
+    for first in range(0, n, batch):
+        rows = slice(first, first + batch)
+        logits = forward(params, tokens[rows], config)
+        valid = targets[rows] != IGNORE
+        shifted = logits - logits.max(-1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+        picked = np.take_along_axis(log_probs, np.where(valid, targets[rows], 0)[..., None], -1)
+        totals -= np.sum(picked[..., 0] * valid, axis=0)
+        counts += valid.sum(axis=0)
+    return totals / math.log(2), counts
+
+
+def score_text(params, config, ids, length, mode, *, n_scored=N_SCORED, start=START):
+    """Per-position (bits, counts) of a model on ``ids`` at one evaluation length and mode.
+
+    See `windows` for which characters are scored; None when the model cannot run at
+    ``length`` (a learned table shorter than it).
+
+    Examples
+    --------
+    >>> from posenc_lib.model import init_params
+    >>> config = model_config("alibi")
+    >>> ids = load_corpus().validation
+    >>> totals, counts = score_text(init_params(config), config, ids, 64, "sliding", n_scored=64)
+    >>> counts.tolist()[44:52]     # 4 windows of 64, each scoring its last 16 positions
+    [0, 0, 0, 0, 4, 4, 4, 4]
+    >>> score_text(init_params(model_config("learned")), model_config("learned"), ids, 128,
+    ...            "nonoverlapping") is None
+    True
+    """
+    if config.scheme == "learned" and length > config.max_len:
+        return None
+    tokens, targets = windows(ids, length, mode, n_scored=n_scored, start=start)
+    return score(params, config, tokens, targets)
+
+
+def region_bits(totals, counts, start=0):
+    """Bits per character over window positions >= ``start`` (None if none is scored).
+
+    Examples
+    --------
+    >>> region_bits(np.array([4.0, 2.0, 3.0]), np.array([2, 1, 1]), start=1)
+    2.5
+    """
+    n = int(np.sum(counts[start:]))
+    return None if n == 0 else float(np.sum(totals[start:]) / n)
+
+
+# -- the sweep --------------------------------------------------------------------------------
+
+
+def sweep_jobs(
+    schemes=SCHEMES,
+    seeds=SEEDS,
+    *,
+    steps=STEPS,
+    train_len=TRAIN_LEN,
+    eval_lens=EVAL_LENS,
+    n_scored=N_SCORED,
+):
+    """List the jobs of the sweep, scheme x seed in that order (see `train_and_score`)."""
+    for scheme in schemes:
+        check_choice("sweep_jobs", "scheme", scheme, SCHEMES)
+    steps = check_int("sweep_jobs", "steps", steps, minimum=1)
+    train_len = check_int("sweep_jobs", "train_len", train_len, minimum=2)
+    eval_lens = [check_int("sweep_jobs", "eval_lens", n, minimum=train_len) for n in eval_lens]
+    if train_len not in eval_lens:
+        raise ValueError(
+            f"sweep_jobs: eval_lens must include train_len={train_len}, got {eval_lens}"
+        )
+    return [
+        {
+            "task": NAME,
+            "scheme": scheme,
+            "config": CONFIG_NAME,
+            "seed": check_int("sweep_jobs", "seed", seed, minimum=0),
+            "steps": steps,
+            "train_len": train_len,
+            "eval_lens": sorted(eval_lens),
+            "modes": list(MODES),
+            "n_scored": check_int("sweep_jobs", "n_scored", n_scored, minimum=1),
+            "start": max(eval_lens),
+        }
+        for scheme in schemes
+        for seed in seeds
+    ]
+
+
+def _records(job, scored):
+    out = []
+    base = {k: job[k] for k in ("task", "scheme", "config", "seed", "train_len")}
+    for length in job["eval_lens"]:
+        for mode in job["modes"]:
+            regions = ("all",) if length <= job["train_len"] else ("all", "unseen")
+            for region in regions:
+                first = 0 if region == "all" else job["train_len"]
+                value = (
+                    None
+                    if scored[length, mode] is None
+                    else region_bits(*scored[length, mode], first)
+                )
+                out.append(
+                    {
+                        **base,
+                        "eval_len": length,
+                        "mode": mode,
+                        "region": region,
+                        "metric": METRIC,
+                        "value": value,
+                    }
+                )
+    return out
+
+
+def _curves(job, scored):
+    base = {k: job[k] for k in ("task", "scheme", "config", "seed", "train_len")}
+    out = []
+    for length in sorted({job["train_len"], max(job["eval_lens"])}):
+        if scored[length, "nonoverlapping"] is None:
+            continue
+        totals, counts = scored[length, "nonoverlapping"]
+        out.append(
+            {
+                **base,
+                "eval_len": length,
+                "mode": "nonoverlapping",
+                "metric": METRIC,
+                "totals": [round(float(v), 3) for v in totals],
+                "counts": [int(c) for c in counts],
+            }
+        )
+    return out
+
+
+def train_and_score(job, *, progress=False, keep_model=False):
+    """Train the model one job describes and score it on validation text.
+
+    Scored at every evaluation length in both modes.
+
+    Returns {"job", "records", "curves", "train_bits"} (``train_bits``: the mean training loss
+    of the last 50 steps, in bits per character), and "result" (the TrainResult) with
+    ``keep_model``.
+    """
+    corpus = load_corpus()
+    config = model_config(job["scheme"], train_len=job["train_len"], vocab_size=corpus.vocab_size)
+    result = train(
+        config,
+        text_task(corpus),
+        steps=job["steps"],
+        length=job["train_len"],
+        seed=job["seed"],
+        progress=progress,
+        **TRAIN,
+    )
+    scored = {
+        (n, mode): score_text(
+            result.params,
+            config,
+            corpus.validation,
+            n,
+            mode,
+            n_scored=job["n_scored"],
+            start=job["start"],
+        )
+        for n in job["eval_lens"]
+        for mode in job["modes"]
+    }
+    out = {
+        "job": job,
+        "records": _records(job, scored),
+        "curves": _curves(job, scored),
+        "train_bits": float(np.mean(result.losses[-50:]) / math.log(2)),
+    }
+    if keep_model:
+        out["result"] = result
+    return out
+
+
+def _run_job(job):
+    return train_and_score(job)
+
+
+def _run_job_keeping_model(job):
+    return train_and_score(job, keep_model=True)
+
+
+def run_models(schemes=SCHEMES, seeds=(0,), *, workers=1, progress=True, **options):
+    """Train and score models now, in parallel with ``workers`` > 1 (one BLAS thread each).
+
+    ``options`` are `sweep_jobs` arguments (steps, train_len, eval_lens, n_scored). Returns
+    (records, {(scheme, seed): TrainResult}).
+    """
+    outputs = run_jobs(
+        sweep_jobs(schemes, seeds, **options),
+        workers=workers,
+        progress=progress,
+        keep_models=True,
+        runner=_run_job_keeping_model,
+    )
+    records = [r for o in outputs for r in o["records"]]
+    return records, {(o["job"]["scheme"], o["job"]["seed"]): o["result"] for o in outputs}
+
+
+def run_sweep(out, *, workers=2, progress=True, fresh=False, **options):
+    """Run the sweep (`sweep_jobs` with ``options``), resumable, into the directory ``out``.
+
+    Returns {"results": path, "curves": path}.
+    """
+    out = Path(out)
+    progress_file = out / "progress.jsonl"
+    if fresh and progress_file.exists():
+        progress_file.unlink()
+    outputs = run_jobs(
+        sweep_jobs(**options),
+        workers=workers,
+        progress=progress,
+        progress_file=progress_file,
+        runner=_run_job,
+    )
+    rows = {
+        "results": [r for o in outputs for r in o["records"]],
+        "curves": [c for o in outputs for c in o["curves"]],
+    }
+    paths = {name: out / f"{name}.json" for name in rows}
+    for name, path in paths.items():
+        path.write_text(_json_lines(rows[name]))
+    return paths
+
+
+def load_sweep(directory):
+    """Read (records, curves) from a directory `run_sweep` wrote."""
+    directory = Path(directory)
+    return tuple(json.loads((directory / f"{n}.json").read_text()) for n in ("results", "curves"))
+
+
+# -- reading the results ------------------------------------------------------------------------
+
+
+def summarize(records, *, mode="nonoverlapping", region="all"):
+    """Summarize records as {(scheme, eval_len): (mean, min, max) over seeds}.
+
+    For one mode and region; None where a scheme cannot run at that length.
+
+    Examples
+    --------
+    >>> recs = [{"scheme": "alibi", "eval_len": 64, "mode": "sliding", "region": "all",
+    ...          "value": v} for v in (2.0, 2.5)]
+    >>> summarize(recs, mode="sliding")[("alibi", 64)]
+    (2.25, 2.0, 2.5)
+    """
+    check_choice("summarize", "mode", mode, MODES)
+    check_choice("summarize", "region", region, ("all", "unseen"))
+    groups = {}
+    for r in select(records, mode=mode, region=region):
+        groups.setdefault((r["scheme"], r["eval_len"]), []).append(r["value"])
+    return {
+        key: None
+        if any(v is None for v in values)
+        else (float(np.mean(values)), float(np.min(values)), float(np.max(values)))
+        for key, values in groups.items()
+    }
+
+
+def _names(records, key):
+    return list(dict.fromkeys(r[key] for r in records))
+
+
+def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
+    """Text: one row per scheme, mean (min-max over seeds) bits per character at every length."""
+    summary = summarize(records, mode=mode, region=region)
+    rows = select(records, mode=mode, region=None)
+    train_len = rows[0]["train_len"]
+    lengths = sorted({r["eval_len"] for r in rows})
+    seeds = len({r["seed"] for r in rows})
+    width = 9 + 2 * digits * 2
+    label = {n: f"{n // train_len}L = {n}" if n != train_len else f"L = {n}" for n in lengths}
+    lines = [
+        f"bits per character, {MODE_NAMES[mode]}, "
+        f"mean (min-max) over {seeds} seed{'s' if seeds > 1 else ''}",
+        f"{'scheme':<12}" + "".join(f"{label[n]:>{width}}" for n in lengths),
+    ]
+    for scheme in _names(rows, "scheme"):
+        cells = []
+        for n in lengths:
+            value = summary.get((scheme, n), "missing")
+            if value == "missing" and region == "unseen" and n == train_len:
+                value = summarize(records, mode=mode)[scheme, n]
+            cells.append(
+                "cannot run"
+                if value is None
+                else f"{value[0]:.{digits}f} ({value[1]:.{digits}f}-{value[2]:.{digits}f})"
+            )
+        lines.append(f"{scheme:<12}" + "".join(f"{c:>{width}}" for c in cells))
+    return "\n".join(lines)
+
+
+def plot_bits_per_char(records, ax, *, mode="nonoverlapping", region="all", legend=True):
+    """Plot bits per character against evaluation length, one line per scheme.
+
+    The range over seeds is shaded; a scheme that cannot run at a length has no point there.
+    Returns the lines.
+    """
+    from .plots import legend_outside, series_style
+
+    summary = summarize(records, mode=mode, region=region)
+    rows = select(records, mode=mode, region=None)
+    train_len = rows[0]["train_len"]
+    lengths = sorted({r["eval_len"] for r in rows})
+    lines = []
+    for k, scheme in enumerate(_names(rows, "scheme")):
+        points = [(n, summary.get((scheme, n))) for n in lengths]
+        points = [(n, v) for n, v in points if v is not None]
+        style = series_style(k)
+        (line,) = ax.plot([n for n, _ in points], [v[0] for _, v in points], label=scheme, **style)
+        ax.fill_between(
+            [n for n, _ in points],
+            [v[1] for _, v in points],
+            [v[2] for _, v in points],
+            color=style["color"],
+            alpha=0.2,
+            lw=0,
+        )
+        lines.append(line)
+    ax.axvline(train_len, color="0.5", ls=":", lw=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(lengths, [str(n) for n in lengths])
+    ax.set_xlabel("evaluation length (characters)")
+    ax.set_ylabel("bits per character")
+    if legend:
+        legend_outside(ax)
+    return lines
+
+
+def position_bits(curves, scheme, eval_len, *, bin_width=1):
+    """Bits per character at each window position (binned), (mean, min, max) over seeds.
+
+    Returns (centres, mean, low, high), arrays of one entry per bin of ``bin_width`` positions.
+
+    Examples
+    --------
+    >>> c = [{"scheme": "s", "eval_len": 4, "totals": [8.0, 4, 2, 2], "counts": [2, 2, 2, 2]}]
+    >>> position_bits(c, "s", 4, bin_width=2)[1].tolist()
+    [3.0, 1.0]
+    """
+    bin_width = check_int("position_bits", "bin_width", bin_width, minimum=1)
+    rows = [c for c in curves if c["scheme"] == scheme and c["eval_len"] == eval_len]
+    if not rows:
+        raise ValueError(f"position_bits: no curve of {scheme!r} at eval_len={eval_len}")
+    values = []
+    for r in rows:
+        totals, counts = np.asarray(r["totals"], float), np.asarray(r["counts"], float)
+        n_bins = len(totals) // bin_width
+        t = totals[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
+        c = counts[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
+        values.append(t / np.maximum(c, 1))
+    values = np.array(values)
+    centres = np.arange(values.shape[1]) * bin_width + (bin_width - 1) / 2
+    return centres, values.mean(0), values.min(0), values.max(0)
+
+
+# -- command line ----------------------------------------------------------------------------
+
+
+def main(argv=None):
+    """Run the real-text sweep from the command line (``python -m posenc_lib.realtext``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m posenc_lib.realtext", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--out", type=Path, required=True, help="directory for the results")
+    parser.add_argument("--quick", action="store_true", help="seed 0 only (6 models)")
+    parser.add_argument("--tiny", action="store_true", help="a seconds-long smoke run (tests)")
+    parser.add_argument("--seeds", type=int, default=len(SEEDS), help="seeds 0 .. N-1")
+    parser.add_argument("--steps", type=int, default=STEPS, help="Adam steps per model")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="parallel processes, one BLAS thread each",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="discard DIR/progress.jsonl and start over"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    options = {"seeds": tuple(range(args.seeds)), "steps": args.steps}
+    if args.quick:
+        options["seeds"] = (0,)
+    if args.tiny:
+        options.update(
+            schemes=("none", "learned", "alibi"),
+            seeds=(0,),
+            steps=3,
+            train_len=8,
+            eval_lens=(8, 16),
+            n_scored=64,
+        )
+    start = time.perf_counter()
+    paths = run_sweep(
+        args.out, workers=args.workers, progress=not args.no_progress, fresh=args.fresh, **options
+    )
+    records = json.loads(paths["results"].read_text())
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .plots import use_house_style
+
+    use_house_style()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained", sharey=True)
+    for ax, mode in zip(axes, MODES, strict=True):
+        plot_bits_per_char(records, ax, mode=mode, legend=mode == MODES[-1])
+        ax.set_title(MODE_NAMES[mode])
+    fig.savefig(args.out / "results.png", dpi=80)
+    for mode in MODES:
+        print(results_table(records, mode=mode))
+        print()
+    print(f"{len(records)} records in {time.perf_counter() - start:.0f} s -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+"""Chapter 07's corpus: the frozen pydoc topics, their license notice, the character vocabulary,
+the split by topic and the next-character task."""
+
+import gzip
+import importlib.util
+import json
+import math
+import platform
+import sysconfig
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from posenc_lib import corpus as corpus_module
+from posenc_lib.corpus import (
+    CORPUS_FILE,
+    SEPARATOR,
+    bits_per_char,
+    load_corpus,
+    read_topics,
+    split_topics,
+    text_task,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTICE = CORPUS_FILE.with_name("pydoc_topics_LICENSE.txt")
+
+
+def load_build_script():
+    spec = importlib.util.spec_from_file_location(
+        "build_corpus", ROOT / "tools" / "build_corpus.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus()
+
+
+# -- the frozen file --------------------------------------------------------------------------
+
+
+def test_the_frozen_file_is_compressed_to_about_135_kb_and_names_its_source_and_python():
+    assert 100_000 < CORPUS_FILE.stat().st_size < 170_000
+    frozen = read_topics()
+    assert frozen["source"] == "pydoc_data.topics"
+    assert frozen["python_version"].count(".") == 2
+    assert "Python Software Foundation License" in frozen["license"]
+    assert len(frozen["topics"]) == 79
+    assert 400_000 < sum(len(t) for t in frozen["topics"].values()) < 500_000
+
+
+def test_the_license_notice_carries_the_psf_license_and_the_python_version():
+    text = NOTICE.read_text()
+    assert f"CPython {read_topics()['python_version']}" in text
+    assert "PYTHON SOFTWARE FOUNDATION LICENSE VERSION 2" in text
+    assert "ZERO-CLAUSE BSD LICENSE FOR CODE IN THE PYTHON DOCUMENTATION" in text
+    assert "Summary of changes" in text
+
+
+def test_the_package_data_ships_the_corpus_and_its_notice():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"data/*.json.gz", "data/*.txt"' in pyproject
+    assert CORPUS_FILE.parent == Path(corpus_module.__file__).parent / "data"
+
+
+@pytest.mark.skipif(
+    platform.python_version() != read_topics()["python_version"],
+    reason="the frozen copy comes from another Python version (that is why it is frozen)",
+)
+def test_the_frozen_topics_equal_pydoc_data_topics_of_the_python_that_made_them():
+    from pydoc_data import topics
+
+    assert read_topics()["topics"] == topics.topics
+
+
+@pytest.mark.skipif(
+    platform.python_version() != read_topics()["python_version"]
+    or not (Path(sysconfig.get_paths()["stdlib"]) / "LICENSE.txt").exists(),
+    reason="the build script reproduces the bytes only on the Python they came from",
+)
+def test_the_build_script_reproduces_the_committed_files_byte_for_byte(tmp_path):
+    build = load_build_script()
+    build.build(tmp_path / "c.json.gz", tmp_path / "pydoc_topics_LICENSE.txt")
+    assert (tmp_path / "c.json.gz").read_bytes() == CORPUS_FILE.read_bytes()
+    assert (tmp_path / "pydoc_topics_LICENSE.txt").read_text() == NOTICE.read_text()
+
+
+def test_read_topics_names_a_missing_or_broken_file(tmp_path):
+    with pytest.raises(ValueError, match=r"read_topics: path must be a corpus file, got .*nope"):
+        read_topics(tmp_path / "nope.json.gz")
+    broken = tmp_path / "broken.json.gz"
+    broken.write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match="read_topics: path must be a gzip-compressed JSON"):
+        read_topics(broken)
+    partial = tmp_path / "partial.json.gz"
+    partial.write_bytes(gzip.compress(json.dumps({"topics": {}}).encode()))
+    with pytest.raises(ValueError, match="lacks the keys"):
+        read_topics(partial)
+
+
+# -- vocabulary and split -----------------------------------------------------------------------
+
+
+def test_the_vocabulary_is_every_character_of_the_corpus_in_code_point_order(corpus):
+    topics = read_topics()["topics"]
+    assert corpus.alphabet == "".join(sorted(set("".join(topics.values())) | {SEPARATOR}))
+    assert corpus.vocab_size == 103
+
+
+def test_every_tenth_topic_in_alphabetical_order_is_validation_and_no_topic_is_in_both(corpus):
+    names = sorted(read_topics()["topics"])
+    assert corpus.validation_topics == tuple(names[::10])
+    assert set(corpus.train_topics).isdisjoint(corpus.validation_topics)
+    assert set(corpus.train_topics) | set(corpus.validation_topics) == set(names)
+
+
+def test_each_stream_is_its_topics_joined_with_newlines_and_decodes_back(corpus):
+    topics = read_topics()["topics"]
+    for which, names in (("train", corpus.train_topics), ("validation", corpus.validation_topics)):
+        assert corpus.decode(corpus.split(which)) == SEPARATOR.join(topics[n] for n in names)
+    assert 0.05 < len(corpus.validation) / (len(corpus.train) + len(corpus.validation)) < 0.1
+
+
+def test_the_split_is_the_same_on_every_load(corpus):
+    corpus_module._load.cache_clear()
+    again = load_corpus()
+    assert again is not corpus
+    assert np.array_equal(again.train, corpus.train)
+    assert np.array_equal(again.validation, corpus.validation)
+
+
+def test_the_streams_are_read_only(corpus):
+    with pytest.raises(ValueError):
+        corpus.train[0] = 1
+    assert corpus.train.dtype == np.int64
+
+
+def test_split_topics_holds_out_every_kth_name_starting_with_the_first():
+    train, validation = split_topics([f"t{k:02d}" for k in range(25)], every=10)
+    assert validation == ("t00", "t10", "t20")
+    assert len(train) == 22
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda c: split_topics(["a", "b"], every=1), ValueError, "split_topics: every must be"),
+        (lambda c: split_topics("abc"), TypeError, "split_topics: names must be a collection"),
+        (lambda c: load_corpus(every=2.5), TypeError, "load_corpus: every must be an integer"),
+        (lambda c: c.encode(42), TypeError, "CharCorpus.encode: text must be a str, got int"),
+        (lambda c: c.encode("ab\tc"), ValueError, r"got '\\t' at index 2"),
+        (lambda c: c.decode([0, 103]), ValueError, r"ids must be in 0\.\.102, got 103"),
+        (lambda c: c.decode([0.5]), TypeError, "CharCorpus.decode: ids must be integers"),
+        (lambda c: c.split("test"), ValueError, "CharCorpus.split: which must be one of"),
+        (lambda c: text_task("text"), TypeError, "text_task: corpus must be a CharCorpus"),
+        (lambda c: text_task(c, "dev"), ValueError, "text_task: split must be one of"),
+        (lambda c: text_task(c).sample(0, 1, 10**6), ValueError, "length must be < 432894"),
+        (lambda c: bits_per_char("1.0"), TypeError, "bits_per_char: nats must be a real number"),
+    ],
+)
+def test_bad_arguments_raise_naming_the_function_argument_and_value(corpus, call, error, message):
+    with pytest.raises(error, match=message):
+        call(corpus)
+
+
+# -- the task ------------------------------------------------------------------------------------
+
+
+def test_text_task_windows_are_consecutive_training_text_and_targets_the_next_character(corpus):
+    tokens, targets = text_task(corpus).sample(3, 4, 32)
+    text = corpus.decode(corpus.train)
+    for row, target in zip(tokens, targets, strict=True):
+        window = corpus.decode(row)
+        assert window in text
+        assert corpus.decode(target)[:-1] == window[1:]
+        start = text.index(window)
+        assert corpus.decode(target) == text[start + 1 : start + 33]
+
+
+def test_text_task_draws_the_same_windows_from_the_same_seed_and_others_from_another(corpus):
+    task = text_task(corpus)
+    first, second, other = task.sample(7, 2, 16), task.sample(7, 2, 16), task.sample(8, 2, 16)
+    assert np.array_equal(first[0], second[0])
+    assert not np.array_equal(first[0], other[0])
+
+
+def test_the_validation_task_samples_validation_text_only(corpus):
+    tokens, _ = text_task(corpus, "validation").sample(0, 3, 40)
+    text = corpus.decode(corpus.validation)
+    assert all(corpus.decode(row) in text for row in tokens)
+
+
+def test_bits_per_char_divides_nats_by_ln_2():
+    assert bits_per_char(math.log(2)) == 1.0
+    assert np.allclose(bits_per_char(np.array([0.0, math.log(4)])), [0.0, 2.0])

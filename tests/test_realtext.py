@@ -1,0 +1,307 @@
+"""Chapter 07's experiment: which characters each evaluation mode scores, bits per character
+equal to the training loss, records in the study's format with the mode, a resumable sweep whose
+results do not depend on the number of workers, the command line, the table and the figure."""
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from posenc_lib import realtext
+from posenc_lib.corpus import load_corpus
+from posenc_lib.model import init_params, loss_fn
+from posenc_lib.realtext import (
+    MODES,
+    model_config,
+    region_bits,
+    results_table,
+    score,
+    score_text,
+    sliding_stride,
+    summarize,
+    sweep_jobs,
+    windows,
+)
+from posenc_lib.tasks import IGNORE
+
+TINY = {"steps": 3, "train_len": 8, "eval_lens": (8, 16, 32), "n_scored": 64}
+RECORD_KEYS = {
+    "task",
+    "scheme",
+    "config",
+    "seed",
+    "train_len",
+    "eval_len",
+    "mode",
+    "region",
+    "metric",
+    "value",
+}
+
+
+def scored_positions(ids, length, mode, **options):
+    """The stream positions of the characters a mode scores."""
+    tokens, targets = windows(np.arange(len(ids)), length, mode, **options)
+    positions = tokens + 1  # a target is the character after its token
+    return np.sort(positions[targets != IGNORE])
+
+
+# -- which characters are scored ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("length", realtext.EVAL_LENS)
+def test_both_modes_score_the_same_characters_at_every_length_each_once(length):
+    ids = load_corpus().validation
+    expected = np.arange(realtext.START + 1, realtext.START + 1 + realtext.N_SCORED)
+    for mode in MODES:
+        assert np.array_equal(scored_positions(ids, length, mode), expected)
+
+
+@pytest.mark.parametrize("length", realtext.EVAL_LENS)
+def test_every_character_a_sliding_window_scores_sees_three_quarters_of_a_window(length):
+    tokens, targets = windows(load_corpus().validation, length, "sliding")
+    scored = np.flatnonzero(np.any(targets != IGNORE, axis=0))
+    assert scored.min() == length - sliding_stride(length) >= 3 * length // 4
+    assert scored.max() == length - 1
+    assert np.all(targets[:, scored] != IGNORE)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_windows_are_runs_of_the_text_and_targets_are_the_next_characters(mode):
+    stream = np.arange(20_000)  # ids equal to their position in the stream
+    tokens, targets = windows(stream, 64, mode)
+    assert np.all(np.diff(tokens, axis=1) == 1)
+    scored = targets != IGNORE
+    assert np.array_equal(targets[scored], tokens[scored] + 1)
+
+
+def test_nonoverlapping_chunks_follow_each_other_without_gaps():
+    tokens, _ = windows(np.arange(100), 8, "nonoverlapping", n_scored=32, start=10)
+    assert tokens.ravel().tolist() == list(range(10, 42))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"ids": np.arange(100.0)}, TypeError, "windows: ids must be a 1-d array of int"),
+        ({"length": 0}, ValueError, "windows: length must be an integer >= 1, got 0"),
+        ({"mode": "strided"}, ValueError, "windows: mode must be one of 'nonoverlapping'"),
+        ({"n_scored": 30}, ValueError, "n_scored must be a multiple of length=8, got 30"),
+        ({"n_scored": 96}, ValueError, r"start \+ n_scored \+ 1 must be <= len\(ids\) = 100"),
+        ({"mode": "sliding", "start": 5}, ValueError, "start must be >= 6 .* got 5"),
+    ],
+)
+def test_windows_reject_bad_arguments_naming_them(kwargs, error, message):
+    arguments = {
+        "ids": np.arange(100),
+        "length": 8,
+        "mode": "nonoverlapping",
+        "n_scored": 32,
+        "start": 10,
+    }
+    arguments.update(kwargs)
+    ids = arguments.pop("ids")
+    with pytest.raises(error, match=message):
+        windows(ids, **arguments)
+
+
+# -- bits per character ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheme", ["sinusoidal", "rope", "t5", "learned"])
+@pytest.mark.parametrize("mode", MODES)
+def test_scored_bits_per_character_equal_the_training_loss_in_bits(scheme, mode):
+    config = model_config(scheme)
+    params = init_params(config, 3)
+    tokens, targets = windows(load_corpus().validation, 64, mode, n_scored=512, start=64)
+    bits = region_bits(*score(params, config, tokens, targets))
+    nats = float(loss_fn(params, tokens, targets, config))
+    assert bits == pytest.approx(nats / math.log(2), abs=1e-12)
+
+
+def test_small_batches_score_what_one_batch_scores():
+    config = model_config("alibi")
+    params = init_params(config, 1)
+    tokens, targets = windows(load_corpus().validation, 32, "sliding", n_scored=256, start=64)
+    one = score(params, config, tokens, targets)
+    many = score(params, config, tokens, targets, batch_elements=32 * 32 * 3)
+    assert np.allclose(one[0], many[0], atol=1e-9) and np.array_equal(one[1], many[1])
+
+
+def test_a_learned_table_cannot_run_past_its_rows():
+    config = model_config("learned")
+    params = init_params(config)
+    ids = load_corpus().validation
+    assert score_text(params, config, ids, 128, "sliding") is None
+    assert score_text(params, config, ids, 64, "sliding", n_scored=64) is not None
+
+
+def test_an_untrained_model_pays_about_log2_of_the_vocabulary():
+    config = model_config("none")
+    bits = region_bits(
+        *score_text(init_params(config), config, load_corpus().validation, 64, "nonoverlapping")
+    )
+    assert abs(bits - math.log2(103)) < 1.5
+
+
+def test_t5_buckets_reach_the_training_length_and_shrink_for_short_ones():
+    assert (model_config("t5").t5_buckets, model_config("t5").t5_max_distance) == (32, 64)
+    assert (
+        model_config("t5", train_len=8).t5_buckets,
+        model_config("t5", train_len=8).t5_max_distance,
+    ) == (8, 8)
+
+
+# -- the sweep -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_sweep(tmp_path_factory):
+    out = tmp_path_factory.mktemp("realtext")
+    paths = realtext.run_sweep(
+        out, schemes=("none", "learned", "alibi"), seeds=(0,), workers=1, progress=False, **TINY
+    )
+    return out, paths
+
+
+def test_records_are_the_studys_format_plus_the_evaluation_mode(tiny_sweep):
+    records, curves = realtext.load_sweep(tiny_sweep[0])
+    assert all(set(r) == RECORD_KEYS for r in records)
+    assert {r["task"] for r in records} == {"pydoc-topics"}
+    assert {r["metric"] for r in records} == {"bits_per_char"}
+    assert {r["mode"] for r in records} == set(MODES)
+    # regions as in chapter 6: "unseen" only past the training length
+    for r in records:
+        if r["region"] == "unseen":
+            assert r["eval_len"] > r["train_len"]
+    per_model = len(TINY["eval_lens"]) * 2 + (len(TINY["eval_lens"]) - 1) * 2
+    assert len(records) == 3 * per_model
+    learned = [r for r in records if r["scheme"] == "learned" and r["eval_len"] > 8]
+    assert learned and all(r["value"] is None for r in learned)
+    assert {(c["scheme"], c["eval_len"]) for c in curves} == {
+        ("none", 8),
+        ("none", 32),
+        ("learned", 8),
+        ("alibi", 8),
+        ("alibi", 32),
+    }
+
+
+def test_unseen_region_of_a_sliding_window_is_every_scored_character_from_2l_on(tiny_sweep):
+    records, _ = realtext.load_sweep(tiny_sweep[0])
+    for r in records:
+        if (
+            r["mode"] == "sliding"
+            and r["eval_len"] >= 2 * r["train_len"]
+            and r["value"] is not None
+        ):
+            twin = [
+                s["value"]
+                for s in records
+                if {**s, "region": r["region"]} == r and s["region"] != r["region"]
+            ]
+            assert twin == [pytest.approx(r["value"])]
+
+
+def test_a_rerun_resumes_from_the_progress_file_and_trains_nothing_again(tiny_sweep, monkeypatch):
+    out, paths = tiny_sweep
+    before = paths["results"].read_text()
+    lines = (out / "progress.jsonl").read_text().count("\n")
+
+    def fail(job):
+        raise AssertionError(f"trained again: {job}")
+
+    monkeypatch.setattr(realtext, "_run_job", fail)
+    realtext.run_sweep(
+        out, schemes=("none", "learned", "alibi"), seeds=(0,), workers=1, progress=False, **TINY
+    )
+    assert paths["results"].read_text() == before
+    assert (out / "progress.jsonl").read_text().count("\n") == lines
+
+
+@pytest.mark.slow
+def test_results_do_not_depend_on_the_number_of_workers(tiny_sweep, tmp_path):
+    records = realtext.load_sweep(tiny_sweep[0])[0]
+    parallel = realtext.run_sweep(
+        tmp_path,
+        schemes=("none", "learned", "alibi"),
+        seeds=(0,),
+        workers=2,
+        progress=False,
+        **TINY,
+    )
+    again = json.loads(parallel["results"].read_text())
+    assert [r["value"] for r in again] == pytest.approx([r["value"] for r in records], abs=1e-9)
+
+
+def test_sweep_jobs_reject_bad_settings_naming_them():
+    with pytest.raises(ValueError, match="sweep_jobs: scheme must be one of"):
+        sweep_jobs(("alibi", "xpos"))
+    with pytest.raises(ValueError, match="eval_lens must include train_len=64"):
+        sweep_jobs(eval_lens=(128, 256))
+    with pytest.raises(ValueError, match="sweep_jobs: eval_lens must be an integer >= 64, got 32"):
+        sweep_jobs(eval_lens=(32, 64))
+    with pytest.raises(TypeError, match="sweep_jobs: steps must be an integer"):
+        sweep_jobs(steps=10.5)
+
+
+def test_the_full_sweep_is_6_schemes_by_3_seeds_at_5_lengths_in_2_modes():
+    jobs = sweep_jobs()
+    assert len(jobs) == 18
+    assert {j["scheme"] for j in jobs} == set(realtext.SCHEMES)
+    assert {j["seed"] for j in jobs} == {0, 1, 2}
+    assert jobs[0]["eval_lens"] == [64, 128, 256, 512, 1024]
+    assert jobs[0]["modes"] == ["nonoverlapping", "sliding"]
+
+
+@pytest.mark.slow
+def test_the_command_line_writes_results_curves_and_a_figure(tmp_path):
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "posenc_lib.realtext",
+            "--tiny",
+            "--no-progress",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert "bits per character, non-overlapping chunks" in run.stdout
+    assert "cannot run" in run.stdout
+    for name in ("results.json", "curves.json", "results.png", "progress.jsonl"):
+        assert (tmp_path / name).exists()
+
+
+# -- reading the records ---------------------------------------------------------------------
+
+
+def test_summaries_table_and_figure_read_the_records(tiny_sweep):
+    import matplotlib.pyplot as plt
+
+    from posenc_lib.plots import style_problems, use_house_style
+
+    records, curves = realtext.load_sweep(tiny_sweep[0])
+    summary = summarize(records, mode="sliding")
+    assert summary[("learned", 16)] is None
+    mean, low, high = summary[("alibi", 8)]
+    assert low <= mean <= high
+    table = results_table(records, mode="sliding", region="unseen")
+    assert "cannot run" in table and "2L = 16" in table
+    with plt.rc_context():  # the house style changes global defaults; keep them to this test
+        use_house_style()
+        fig, ax = plt.subplots()
+        realtext.plot_bits_per_char(records, ax)
+        assert style_problems(fig) == []
+        plt.close(fig)
+    centres, mean, low, high = realtext.position_bits(curves, "alibi", 8, bin_width=4)
+    assert centres.tolist() == [1.5, 5.5] and np.all(low <= mean) and np.all(mean <= high)
+    with pytest.raises(ValueError, match="position_bits: no curve of 'rope' at eval_len=8"):
+        realtext.position_bits(curves, "rope", 8)
