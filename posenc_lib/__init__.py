@@ -5,7 +5,7 @@ trainer are submodules imported on first use, so ``import posenc_lib`` stays fas
 """
 
 from .alibi import alibi_bias, alibi_slopes
-from .attention import causal_mask, permutation_matrix, self_attention, softmax
+from .attention import causal_mask, log_softmax, permutation_matrix, self_attention, softmax
 from .learned import LearnedPositions
 from .rope import (
     apply_rope,
@@ -30,6 +30,7 @@ __all__ = [
     "causal_mask",
     "frequencies",
     "interpolate_positions",
+    "log_softmax",
     "ntk_base",
     "permutation_matrix",
     "rope_frequencies",

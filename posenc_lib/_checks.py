@@ -34,10 +34,38 @@ def short(value, limit=VALUE_LIMIT):
     >>> short(np.zeros((3, 4)))
     'an array of shape (3, 4)'
     """
-    if isinstance(value, np.ndarray) and value.size > 8:
-        return f"an array of shape {value.shape}"
+    if isinstance(value, np.ndarray):
+        if value.size > 8:
+            return f"an array of shape {value.shape}"
+        value = value.tolist()  # [1.0, 2.0] rather than array([1., 2.])
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def described(value, array):
+    """Return ``value`` as an error shows it: small ones in full with their shape, others by shape.
+
+    Parameters
+    ----------
+    value : object
+        What the learner passed.
+    array : ndarray
+        ``value`` as an array.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> described(3.5, np.asarray(3.5))
+    '3.5 (shape ())'
+    >>> described(np.zeros((4, 5)), np.zeros((4, 5)))
+    'an array of shape (4, 5)'
+    """
+    if array.size > 8:
+        return f"an array of shape {array.shape}"
+    return f"{short(value)} (shape {array.shape})"
 
 
 def check_int(func, name, value, *, minimum=None):
@@ -83,10 +111,10 @@ def check_array(func, name, value, *, min_ndim=0, ndim=None, dtype=float):
     if array.dtype == object or array.dtype.kind in "USV":
         raise TypeError(f"{func}: {name} must be a numeric array, got {short(value)}")
     if ndim is not None and array.ndim != ndim:
-        raise ValueError(f"{func}: {name} must have {ndim} axes, got shape {array.shape}")
+        raise ValueError(f"{func}: {name} must have {ndim} axes, got {described(value, array)}")
     if array.ndim < min_ndim:
         raise ValueError(
-            f"{func}: {name} must have at least {min_ndim} axes, got shape {array.shape}"
+            f"{func}: {name} must have at least {min_ndim} axes, got {described(value, array)}"
         )
     if array.dtype.kind in "fc" and not np.all(np.isfinite(array)):
         bad = np.argwhere(~np.isfinite(array))[0]
@@ -106,7 +134,7 @@ def check_ids(func, name, value, *, high=None, ndim=None):
         raise TypeError(f"{func}: {name} must hold integer ids, got {short(value)}")
     array = array.astype(np.int64)
     if ndim is not None and array.ndim != ndim:
-        raise ValueError(f"{func}: {name} must have {ndim} axes, got shape {array.shape}")
+        raise ValueError(f"{func}: {name} must have {ndim} axes, got {described(value, array)}")
     allowed = "0 or more" if high is None else f"0..{high - 1}"
     bad = (array < 0) if high is None else (array < 0) | (array >= high)
     if np.any(bad):

@@ -25,7 +25,16 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import value_and_grad
 
-from ._checks import check_array, check_bool, check_choice, check_ids, check_int, check_real, short
+from ._checks import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_ids,
+    check_int,
+    check_real,
+    described,
+    short,
+)
 from .alibi import alibi_bias
 from .attention import _plain, _stable_log_softmax, _stable_softmax, causal_mask
 from .learned import LearnedPositions, table_too_short
@@ -133,7 +142,13 @@ class ModelConfig:
                 f"ModelConfig: yarn_beta must be > yarn_alpha, got yarn_alpha={alpha}, "
                 f"yarn_beta={beta}"
             )
-        _check_buckets("ModelConfig", self.t5_buckets, self.t5_max_distance, False)
+        _check_buckets(
+            "ModelConfig",
+            self.t5_buckets,
+            self.t5_max_distance,
+            False,
+            names=("t5_buckets", "t5_max_distance"),
+        )
         check_bool("ModelConfig", "bos", self.bos)
         if self.d_model % self.n_heads:
             raise ValueError(
@@ -371,23 +386,23 @@ def parameter_shapes(config):
     return shapes
 
 
-def _check_params(func, params, config):
+def _check_params(func, params, config, name="params"):
     params = _plain(params)  # autograd traces the dict itself while it differentiates
     if not isinstance(params, dict):
         raise TypeError(
-            f"{func}: params must be a dict of arrays (from init_params), got {short(params)}"
+            f"{func}: {name} must be a dict of arrays (from init_params), got {short(params)}"
         )
-    for name, shape in parameter_shapes(config).items():
-        if name not in params:
+    for key, shape in parameter_shapes(config).items():
+        if key not in params:
             raise ValueError(
-                f"{func}: params has no {name!r}, which a {config.scheme} model of "
+                f"{func}: {name} has no {key!r}, which a {config.scheme} model of "
                 f"n_layers={config.n_layers}, mlp={config.mlp} needs: were they made for "
                 f"another configuration?"
             )
-        if tuple(np.shape(params[name])) != shape:
+        if tuple(np.shape(params[key])) != shape:
             raise ValueError(
-                f"{func}: params[{name!r}] must have shape {shape} for this configuration, got "
-                f"{tuple(np.shape(params[name]))}"
+                f"{func}: {name}[{key!r}] must have shape {shape} for this configuration, got "
+                f"{tuple(np.shape(params[key]))}"
             )
 
 
@@ -405,7 +420,7 @@ def _check_targets(func, targets, shape, config):
     if targets.shape != shape or not np.issubdtype(targets.dtype, np.integer):
         raise ValueError(
             f"{func}: targets must be integers of the tokens' shape {shape}, got "
-            f"{targets.dtype} of shape {targets.shape}"
+            f"{described(targets, targets)}, dtype {targets.dtype}"
         )
     bad = (targets < IGNORE) | (targets >= config.vocab_size)
     if np.any(bad):
@@ -601,7 +616,7 @@ def _check_logits_and_targets(func, logits, targets):
     ):
         raise ValueError(
             f"{func}: targets must be integers of shape logits.shape[:-1] = {logits.shape[:-1]}, "
-            f"got {targets.dtype} of shape {targets.shape}"
+            f"got {described(targets, targets)}, dtype {targets.dtype}"
         )
     bad = (targets < IGNORE) | (targets >= logits.shape[-1])
     if np.any(bad):
@@ -756,7 +771,7 @@ def train(
         snapshot_every = check_int(func, "snapshot_every", snapshot_every, minimum=1)
     progress = check_bool(func, "progress", progress)
     if init is not None:
-        _check_params(func, init, config)
+        _check_params(func, init, config, name="init")
     rng = np.random.default_rng(seed)
     params = init_params(config, seed) if init is None else {k: p.copy() for k, p in init.items()}
     moment1 = {k: np.zeros_like(p) for k, p in params.items()}
@@ -856,6 +871,11 @@ def _evaluate_positions(func, params, config, task, length, n_tokens, seed, batc
     config = _check_config(func, config)
     if not isinstance(task, Task):
         raise TypeError(f"{func}: task must be a Task (see posenc_lib.tasks), got {short(task)}")
+    if task.vocab_size != config.vocab_size:
+        raise ValueError(
+            f"{func}: task {task.name} has vocab_size {task.vocab_size} but the model has "
+            f"{config.vocab_size}"
+        )
     length = check_int(func, "length", length, minimum=1)
     n_tokens = check_int(func, "n_tokens", n_tokens, minimum=1)
     seed = check_int(func, "seed", seed, minimum=0)

@@ -182,6 +182,9 @@ def rope_rotate(x, cos, sin, convention="interleaved"):
     array([[0., 1.]])
     """
     func = "rope_rotate"
+    for name, value in (("x", x), ("cos", cos), ("sin", sin)):
+        if not hasattr(value, "shape") or not hasattr(value, "dtype"):
+            raise TypeError(f"{func}: {name} must be an array, got {short(value)}")
     convention = check_choice(func, "convention", convention, CONVENTIONS)
     shape, table = tuple(np.shape(x)), tuple(np.shape(cos))
     if table != tuple(np.shape(sin)) or len(table) != 2 or len(shape) < 2 or shape[-2:] != table:

@@ -15,24 +15,25 @@ maximum distance; T5 reduced them to one scalar per head per bucket.
 
 import numpy as np
 
-from ._checks import check_array, check_bool, check_ids, check_int, check_real, check_rng
+from ._checks import check_array, check_bool, check_ids, check_int, check_real, check_rng, short
 
 
-def _check_buckets(func, n_buckets, max_distance, bidirectional):
+def _check_buckets(func, n_buckets, max_distance, bidirectional, names=None):
+    buckets_name, distance_name = names or ("n_buckets", "max_distance")
     check_bool(func, "bidirectional", bidirectional)
-    n_buckets = check_int(func, "n_buckets", n_buckets, minimum=2)
+    n_buckets = check_int(func, buckets_name, n_buckets, minimum=2)
     per_direction = n_buckets // 2 if bidirectional else n_buckets
     if per_direction < 2:
         raise ValueError(
-            f"{func}: n_buckets must leave at least 2 buckets per direction, got "
-            f"n_buckets={n_buckets} with bidirectional={bidirectional}"
+            f"{func}: {buckets_name} must leave at least 2 buckets per direction, got "
+            f"{buckets_name}={n_buckets} with bidirectional={bidirectional}"
         )
-    max_distance = check_int(func, "max_distance", max_distance, minimum=1)
+    max_distance = check_int(func, distance_name, max_distance, minimum=1)
     exact = per_direction // 2
     if max_distance <= exact:
         raise ValueError(
-            f"{func}: max_distance must exceed the {exact} exact buckets (half of the "
-            f"{per_direction} buckets per direction), got max_distance={max_distance}"
+            f"{func}: {distance_name} must exceed the {exact} exact buckets (half of the "
+            f"{per_direction} buckets per direction), got {distance_name}={max_distance}"
         )
     return n_buckets, per_direction, max_distance
 
@@ -194,6 +195,8 @@ def t5_bias_traced(table, buckets):
             [-1.,  0.]]])
     """
     func = "t5_bias_traced"
+    if not hasattr(table, "shape"):
+        raise TypeError(f"{func}: table must be an array, got {short(table)}")
     if len(np.shape(table)) != 2:
         raise ValueError(
             f"{func}: table must have shape (n_heads, n_buckets), got shape {np.shape(table)}"

@@ -2,6 +2,7 @@
 example (numpydoc "Examples", run as a doctest); every public callable of every module has the
 numpydoc sections Parameters (when it takes any), Returns (functions) and Examples."""
 
+import dataclasses
 import importlib
 import inspect
 import pkgutil
@@ -99,3 +100,32 @@ def test_every_documented_parameter_exists_and_every_parameter_is_documented(nam
     parameters = {p for p in inspect.signature(obj).parameters if p != "self"}
     assert parameters <= documented, f"{name}: undocumented {sorted(parameters - documented)}"
     assert documented <= parameters, f"{name}: no such parameter {sorted(documented - parameters)}"
+
+
+# -- conventions (CONTRIBUTING.md, "Conventions of the library") ---------------------------------
+
+
+def test_base_is_keyword_only_except_where_it_is_the_subject():
+    for name, obj in CALLABLES.items():
+        if dataclasses.is_dataclass(obj):
+            continue  # a record's fields (ModelConfig.base), written by keyword in practice
+        parameters = inspect.signature(obj).parameters
+        if "base" in parameters and name != "posenc_lib.rope.ntk_base":
+            assert parameters["base"].kind is inspect.Parameter.KEYWORD_ONLY, name
+
+
+def test_random_draws_come_from_a_seed_or_an_rng():
+    for name, obj in CALLABLES.items():
+        parameters = set(inspect.signature(obj).parameters)
+        assert not parameters & {"random_state", "generator", "random_seed", "key"}, name
+
+
+def test_widths_are_d_model_for_position_tables_and_d_for_rotated_vectors():
+    for name, obj in CALLABLES.items():
+        parameters = set(inspect.signature(obj).parameters)
+        assert not parameters & {"dim", "width", "d_head", "hidden"}, name
+        module = name.rsplit(".", 1)[0]
+        if module in ("posenc_lib.sinusoidal", "posenc_lib.learned", "posenc_lib.word_order"):
+            assert "d" not in parameters, name
+        if module == "posenc_lib.rope":
+            assert "d_model" not in parameters, name

@@ -9,6 +9,7 @@ from hypothesis.extra import numpy as hnp
 
 from posenc_lib import (
     causal_mask,
+    log_softmax,
     permutation_matrix,
     self_attention,
     sinusoidal_positions,
@@ -231,7 +232,7 @@ W = np.ones((3, 2))
         (lambda: self_attention(X, W, W, np.ones(3)), r"w_v must have shape"),
         (
             lambda: self_attention(np.ones(3), W, W, W),
-            r"x must have at least 2 axes, got shape \(3,\)",
+            r"x must have at least 2 axes, got \[1.0, 1.0, 1.0\] \(shape \(3,\)\)",
         ),
         (
             lambda: self_attention(X, W, W, W, mask=np.ones((3, 3), bool)),
@@ -296,3 +297,91 @@ def test_embed_token_ids_is_a_consistent_lookup():
         embed_token_ids([1.5], 4)
     with pytest.raises(ValueError, match=r"ids must hold ids 0 or more, got -1 at index \(1,\)"):
         embed_token_ids([3, -1], 4)
+
+
+# -- the softmax on every axis and at its edges --------------------------------------------------
+
+
+def test_softmax_and_log_softmax_normalise_along_the_axis_asked_for():
+    x = np.array([[0.0, np.log(3.0)], [5.0, 5.0]])
+    np.testing.assert_allclose(softmax(x), [[0.25, 0.75], [0.5, 0.5]])
+    np.testing.assert_allclose(softmax(x, axis=0), softmax(x.T).T)
+    np.testing.assert_allclose(log_softmax(x), np.log([[0.25, 0.75], [0.5, 0.5]]))
+    np.testing.assert_allclose(log_softmax(x, axis=0), log_softmax(x.T).T)
+
+
+def test_each_row_is_shifted_by_its_own_maximum():
+    """Rows on very different scales: one shift for the whole array would underflow a row."""
+    x = np.array([[1000.0, 1000.0], [0.0, np.log(3.0)]])
+    np.testing.assert_allclose(softmax(x), [[0.5, 0.5], [0.25, 0.75]])
+    np.testing.assert_allclose(np.exp(log_softmax(x)), [[0.5, 0.5], [0.25, 0.75]])
+
+
+def test_a_softmax_over_one_entry_is_one():
+    np.testing.assert_array_equal(softmax([[2.0], [-7.0]]), [[1.0], [1.0]])
+
+
+def test_masked_scores_get_zero_weight_and_minus_infinite_log_probability():
+    np.testing.assert_array_equal(softmax([[0.0, -np.inf], [-np.inf, 1.0]]), [[1, 0], [0, 1]])
+    assert log_softmax([0.0, -np.inf])[1] == -np.inf
+
+
+@pytest.mark.parametrize(
+    ("x", "axis", "message"),
+    [
+        (
+            np.array([[0.0, 1.0], [-np.inf, -np.inf]]),
+            -1,
+            "some slice along axis -1 is all -inf: no finite score",
+        ),
+        (
+            [1.0, np.nan],
+            -1,
+            r"x must be finite or -inf \(a masked score\), got nan at index \(1,\)",
+        ),
+        (
+            [np.inf, 1.0],
+            -1,
+            r"x must be finite or -inf \(a masked score\), got inf at index \(0,\)",
+        ),
+        (3.0, -1, "x must have at least 1 axis, got a scalar 3.0"),
+        (np.zeros((2, 2)), 2, r"axis must be in -2..1 for x of shape \(2, 2\), got 2"),
+        (np.zeros((2, 2)), -3, r"axis must be in -2..1 for x of shape \(2, 2\), got -3"),
+        (np.zeros((2, 0)), -1, r"axis -1 of x is empty \(shape \(2, 0\)\): nothing to weigh"),
+    ],
+)
+def test_scores_a_softmax_cannot_weigh_are_refused_with_the_reason(x, axis, message):
+    for func in (softmax, log_softmax):
+        with pytest.raises(ValueError, match=rf"^{func.__name__}: {message}$"):
+            func(x, axis=axis)
+
+
+def test_a_mask_must_leave_every_query_a_key_in_every_batch():
+    mask = np.ones((2, 3, 3), dtype=bool)
+    mask[1, 2] = False  # query 2 of batch 1 sees nothing; every column still has a True
+    x = np.ones((2, 3, 2))
+    with pytest.raises(
+        ValueError, match=r"^self_attention: mask leaves a query with no key to attend to$"
+    ):
+        self_attention(x, np.eye(2), np.eye(2), np.eye(2), mask=mask)
+
+
+def test_rotate_must_keep_the_shape_of_what_it_rotates():
+    x = np.ones((3, 2))
+    with pytest.raises(
+        ValueError,
+        match=r"^self_attention: rotate must return an array of the shape it is given, got "
+        r"\(2,\) for an input of shape \(3, 2\)$",
+    ):
+        self_attention(x, np.eye(2), np.eye(2), np.eye(2), rotate=lambda z: z[0])
+    out, _ = self_attention(
+        x, np.eye(2), np.eye(2), np.eye(2), rotate=lambda z: [list(r) for r in z]
+    )
+    assert out.dtype == np.float64
+
+
+def test_an_order_must_be_one_list_of_positions():
+    with pytest.raises(ValueError, match=r"^permutation_matrix: order must have 1 axes"):
+        permutation_matrix([[0, 1], [1, 0]])
+    with pytest.raises(ValueError, match=r"^permutation_matrix: order must list each of 0..n-1"):
+        permutation_matrix([0, 2])

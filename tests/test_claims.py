@@ -199,6 +199,7 @@ def trained_table():
     return config, result
 
 
+@pytest.mark.slow
 def test_rows_past_the_training_length_never_move(trained_table):
     """03: rows 32-63 have not moved at all; rows 0-31 have."""
     config, result = trained_table
@@ -207,6 +208,7 @@ def test_rows_past_the_training_length_never_move(trained_table):
     assert np.all(moved[32:] == 0) and moved[:32].max() > 1
 
 
+@pytest.mark.slow
 def test_the_trained_table_is_an_early_to_late_ramp(trained_table):
     """03: over 90% of the trained rows' variance lies along one direction, and along it the rows
     rise steadily from row 0 to row 30; rows 16 apart point opposite ways."""
@@ -219,12 +221,14 @@ def test_the_trained_table_is_an_early_to_late_ramp(trained_table):
     assert np.mean(np.diagonal(similarity, 1)) > 0.8 and np.mean(np.diagonal(similarity, 16)) < -0.5
 
 
+@pytest.mark.slow
 def test_training_has_not_reached_the_best_possible_loss(trained_table):
     """03: after 300 steps the loss (about 1.85) is still well above the chain's entropy (1.23)."""
     config, result = trained_table
     assert evaluate(result.params, config, markov(), 32) - markov_entropy() > 0.5
 
 
+@pytest.mark.slow
 def test_untrained_rows_make_length_64_worse_than_no_positions(trained_table):
     """03: at length 32 the table helps; at 64 the same model is worse than at 32 and worse than a
     model with no positions."""

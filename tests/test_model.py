@@ -10,11 +10,13 @@ from posenc_lib.learned import LearnedPositions
 from posenc_lib.model import (
     SCHEMES,
     ModelConfig,
+    accuracy,
     attention_maps,
     evaluate,
     forward,
     init_params,
     loss_fn,
+    token_losses,
     train,
 )
 from posenc_lib.tasks import (
@@ -320,3 +322,63 @@ def test_attention_peaks_and_offset_weights_read_the_attention_maps():
                     assert np.isnan(weights[b, h, q])
     with pytest.raises(ValueError, match="layer must be < n_layers = 2, got 2"):
         attention_peak_offsets(params, config, tokens, layer=2)
+
+
+# -- what forward, the loss and the scores accept ------------------------------------------------
+
+SMALL = ModelConfig(vocab_size=3, d_model=4, n_heads=2)
+SMALL_PARAMS = init_params(SMALL, seed=0)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: forward({**SMALL_PARAMS, "wq0": np.zeros((4, 2))}, [[0]], SMALL),
+            r"^forward: params\['wq0'\] must have shape \(4, 4\) for this configuration, got "
+            r"\(4, 2\)$",
+        ),
+        (
+            lambda: forward({k: v for k, v in SMALL_PARAMS.items() if k != "out"}, [[0]], SMALL),
+            r"^forward: params has no 'out', which a none model of n_layers=1, mlp=False needs",
+        ),
+        (lambda: forward(SMALL_PARAMS, [0, 1], SMALL), r"^forward: tokens must have 2 axes, got"),
+        (
+            lambda: forward(SMALL_PARAMS, np.zeros((1, 0), int), SMALL),
+            r"^forward: tokens must hold at least one token per sequence, got shape \(1, 0\)$",
+        ),
+        (
+            lambda: loss_fn(SMALL_PARAMS, [[0, 1]], [[0, 3]], SMALL),
+            r"^loss_fn: targets must hold ids 0..2 or -1 \(no target\), got 3 at index \(0, 1\)$",
+        ),
+        (
+            lambda: loss_fn(SMALL_PARAMS, [[0, 1]], [[0, -2]], SMALL),
+            r"^loss_fn: targets must hold ids 0..2 or -1 \(no target\), got -2 at index \(0, 1\)$",
+        ),
+        (
+            lambda: loss_fn(SMALL_PARAMS, [[0, 1]], [[0, 1, 2]], SMALL),
+            r"^loss_fn: targets must be integers of the tokens' shape \(1, 2\), got \[\[0, 1, 2\]\]",
+        ),
+        (
+            lambda: accuracy(np.zeros((2, 3)), [3, 5]),
+            r"^accuracy: targets must hold ids 0..2 or -1 \(no target\), got 3 at index \(0,\)$",
+        ),
+        (
+            lambda: token_losses(np.zeros((2, 3)), [0, -2]),
+            r"^token_losses: targets must hold ids 0..2 or -1 \(no target\), got -2 at index \(1,\)$",
+        ),
+        (
+            lambda: accuracy(np.zeros((2, 3)), [[0, 1]]),
+            r"^accuracy: targets must be integers of shape logits.shape\[:-1\] = \(2,\), got",
+        ),
+    ],
+)
+def test_inputs_the_model_cannot_use_are_refused_with_the_reason(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_a_one_token_sequence_and_a_single_score_vector_are_fine():
+    assert forward(SMALL_PARAMS, [[2]], SMALL).shape == (1, 1, 3)
+    assert accuracy(np.array([0.0, 1.0, 0.0]), np.array(1)) == 1.0
+    assert token_losses(np.zeros(4), np.array(0)) == pytest.approx(np.log(4))

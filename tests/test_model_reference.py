@@ -161,6 +161,14 @@ def test_the_forward_pass_equals_the_chapter_functions_put_together(scheme, bos)
     assert_model_equals_reference(small(scheme, bos=bos))
 
 
+@pytest.mark.parametrize("scheme", ["sinusoidal", "rope"])
+def test_the_position_schemes_follow_the_configured_base(scheme):
+    logits = assert_model_equals_reference(small(scheme, base=100.0))
+    assert (
+        np.max(np.abs(logits - forward(init_params(small(scheme)), TOKENS, small(scheme)))) > 1e-3
+    )
+
+
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_one_head_of_one_layer_equals_chapter_1_attention_with_the_schemes_input(scheme):
     assert_model_equals_reference(small(scheme, n_heads=1, n_layers=1, mlp=False), seed=3)
@@ -188,8 +196,9 @@ LONG = np.random.default_rng(7).integers(0, 7, size=(2, 30))  # longer than max_
         {"yarn_scale": 2.5},
         {"yarn_scale": 4.0, "yarn_alpha": 0.5, "yarn_beta": 8.0},
         {"rope_positions_scale": 2.0, "yarn_scale": 2.0, "bos": True},
+        {"yarn_scale": 2.5, "base": 100.0},
     ],
-    ids=["interpolation", "ntk", "yarn", "yarn-ramp", "interpolation+yarn+bos"],
+    ids=["interpolation", "ntk", "yarn", "yarn-ramp", "interpolation+yarn+bos", "yarn-base-100"],
 )
 def test_context_extension_equals_apply_rope_with_the_extended_positions(changes):
     config = small("rope", **changes)

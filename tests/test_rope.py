@@ -12,8 +12,10 @@ from posenc_lib import apply_rope, interpolate_positions, ntk_base, rope_frequen
 from posenc_lib.rope import (
     convention_permutation,
     pairs_completing_a_turn,
+    partner_matrix,
     rope_angles,
     rope_decay_bound,
+    rope_rotate,
     rope_tables,
     rope_wavelengths,
     yarn_attention_factor,
@@ -232,3 +234,71 @@ def test_roformer_decay_bound_matches_the_published_curve():
 def test_bad_input_gets_a_clear_error(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+# -- edges: other bases, other shapes, exact messages ------------------------------------------
+
+
+def test_a_pair_completes_a_turn_once_length_minus_one_steps_reach_two_pi():
+    assert pairs_completing_a_turn(8, 8).tolist() == [0]  # 7 steps of 1 rad > 2 pi
+    assert pairs_completing_a_turn(8, 7).tolist() == []  # 6 steps < 2 pi
+    assert pairs_completing_a_turn(4, 8, base=1.0001).tolist() == [0, 1]  # every pair turns fast
+
+
+def test_the_decay_bound_keeps_the_shape_of_its_distances():
+    grid = np.array([[0.0, 5.0, 50.0], [100.0, 200.0, 250.0]])
+    np.testing.assert_allclose(
+        rope_decay_bound(grid, 128), [rope_decay_bound(r, 128) for r in grid]
+    )
+
+
+def test_yarn_rescales_as_soon_as_the_context_grows_and_follows_the_base():
+    d, length = 16, 1024
+    theta = rope_frequencies(d, base=500.0)
+    new = yarn_frequencies(d, 1.5, length, base=500.0)
+    assert new[-1] == pytest.approx(theta[-1] / 1.5)  # the slowest pair: interpolated
+    assert new[0] == pytest.approx(theta[0])  # the fastest: left alone
+    with pytest.raises(ValueError, match=r"need 0 <= alpha < beta, got alpha=2.0, beta=2.0"):
+        yarn_frequencies(d, 2.0, length, alpha=2.0, beta=2.0)
+
+
+def test_a_rope_model_without_dimensions_is_refused_by_apply_rope():
+    with pytest.raises(ValueError, match=r"^apply_rope: the last axis must be even.*got d=0"):
+        apply_rope(np.ones((2, 0)))
+
+
+def test_rope_rotate_checks_the_tables_against_x():
+    cos, sin = rope_tables([0.0, 1.0], 4)
+    with pytest.raises(ValueError, match=r"^rope_rotate: cos and sin must both have the shape"):
+        rope_rotate(np.ones((3, 4)), cos, sin)
+    with pytest.raises(ValueError, match=r"^rope_rotate: cos and sin must both have the shape"):
+        rope_rotate(np.ones((2, 4)), cos, sin[:, :2])
+    with pytest.raises(
+        ValueError, match=r"^rope_rotate: d must be even to form rotation pairs, got d=3"
+    ):
+        rope_rotate(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)))
+    with pytest.raises(TypeError, match=r"^rope_rotate: x must be an array, got \[\[1.0, 1.0"):
+        rope_rotate([[1.0, 1.0, 1.0, 1.0]] * 2, cos, sin)
+    half = rope_rotate(np.ones((2, 4), np.float32), cos.astype(np.float32), sin.astype(np.float32))
+    assert half.dtype == np.float32  # the partner matrix takes the tables' precision
+
+
+def test_rope_tables_take_one_list_of_positions_and_name_themselves():
+    with pytest.raises(ValueError, match=r"^rope_tables: positions must have 1 axes"):
+        rope_tables([[0.0, 1.0]], 4)
+    with pytest.raises(ValueError, match=r"^rope_tables: frequencies must have shape \(d/2,\)"):
+        rope_tables([0.0], 4, frequencies=[1.0])
+
+
+def test_ntk_needs_more_than_one_pair():
+    with pytest.raises(
+        ValueError,
+        match=r"^ntk_base: d must be at least 4 \(the exponent d / \(d - 2\) needs d > 2\)$",
+    ):
+        ntk_base(10000.0, 2.0, 2)
+
+
+def test_the_partner_matrix_is_the_rotation_by_a_quarter_turn_in_each_layout():
+    x = np.arange(1.0, 7.0)
+    np.testing.assert_array_equal(x @ partner_matrix(6), [-2.0, 1.0, -4.0, 3.0, -6.0, 5.0])
+    np.testing.assert_array_equal(x @ partner_matrix(6, "half"), [-4.0, -5.0, -6.0, 1.0, 2.0, 3.0])

@@ -6,7 +6,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from posenc_lib import frequencies, shift_matrix, sinusoidal_positions, wavelengths
-from posenc_lib.sinusoidal import similarity_by_distance, sinusoidal_positions_loop
+from posenc_lib.sinusoidal import (
+    distance_by_shift,
+    similarity_by_distance,
+    sinusoidal_positions_loop,
+)
 
 
 def test_article_000_values_for_50_positions_of_width_16():
@@ -121,3 +125,53 @@ def test_float32_tables_are_float32():
 def test_bad_input_gets_a_clear_error(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+# -- edges: other bases, other shapes, exact messages ------------------------------------------
+
+
+def test_every_helper_follows_the_base_it_is_given():
+    d, base = 6, 100.0
+    omega = base ** (-np.arange(0, d, 2) / d)
+    np.testing.assert_allclose(frequencies(d, base=base), omega)
+    np.testing.assert_allclose(wavelengths(d, base=base), 2 * np.pi / omega)
+    pe = sinusoidal_positions(40, d, base=base)
+    np.testing.assert_allclose(shift_matrix(7, d, base=base) @ pe[3], pe[10], atol=1e-12)
+    k = np.array([1.0, 5.0, 17.0])
+    np.testing.assert_allclose(
+        similarity_by_distance(k, d, base=base), np.cos(np.outer(k, omega)).sum(-1)
+    )
+    np.testing.assert_allclose(
+        distance_by_shift(k, d, base=base), [np.linalg.norm(pe[int(s)] - pe[0]) for s in k]
+    )
+
+
+def test_similarity_and_distance_keep_the_shape_of_their_distances():
+    grid = np.array([[0.0, 1.0, 2.0], [10.0, 20.0, 30.0]])
+    for func in (similarity_by_distance, distance_by_shift):
+        np.testing.assert_allclose(func(grid, 8), [func(row, 8) for row in grid])
+
+
+def test_pairs_pick_a_band_of_one_list_or_a_slice_and_never_nothing():
+    np.testing.assert_allclose(
+        similarity_by_distance([3.0], 8, pairs=[0, 2]),
+        similarity_by_distance([3.0], 8, pairs=slice(0, 3, 2)),
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^similarity_by_distance: pairs selects no pair of the 4, got slice\(0, 0, None\)$",
+    ):
+        similarity_by_distance([3.0], 8, pairs=slice(0, 0))
+    with pytest.raises(ValueError, match=r"^distance_by_shift: pairs must have 1 axes"):
+        distance_by_shift([3.0], 8, pairs=[[0, 1]])
+
+
+def test_the_table_is_computed_in_float64_then_stored_in_the_dtype_asked_for():
+    table = sinusoidal_positions(3000, 4, dtype=np.float32)
+    assert table.dtype == np.float32
+    np.testing.assert_array_equal(table, sinusoidal_positions(3000, 4).astype(np.float32))
+    with pytest.raises(
+        TypeError,
+        match=r"^sinusoidal_positions: dtype must be a numpy floating type, got <class 'int'>$",
+    ):
+        sinusoidal_positions(3, 4, dtype=int)

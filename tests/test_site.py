@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "site"
 CHAPTERS = sitetools.chapter_paths()
 PAGES = ["index.html"] + [f"{p.stem}.html" for p in CHAPTERS]
-REFERENCE_PAGES = ["cheatsheet.html", "glossary.html", "api.html", "claims.html"]
+REFERENCE_PAGES = ["cheatsheet.html", "glossary.html", "api.html", "claims.html", "mutants.html"]
 SCREENSHOT_PAGES = ["index.html", "02_sinusoidal_clock_hands.html", "04_rope.html"]
 URL = "https://github.com/someone/course"
 

@@ -157,3 +157,49 @@ def test_the_learned_table_is_seeded_and_serves_any_length():
 def test_bad_input_gets_a_clear_error(call, error, message):
     with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
         call()
+
+
+# -- edges ---------------------------------------------------------------------------------------
+
+
+def test_with_one_exact_bucket_distance_one_opens_the_logarithmic_range():
+    """Three causal buckets: one exact (distance 0), then distance 1 starts the log buckets."""
+    assert t5_bucket(
+        [0, -1, -2, -3, -4], bidirectional=False, n_buckets=3, max_distance=4
+    ).tolist() == [
+        0,
+        1,
+        2,
+        2,
+        2,
+    ]
+
+
+def test_the_traced_bias_keeps_the_tables_precision():
+    table = np.arange(8, dtype=np.float32).reshape(2, 4)
+    buckets = t5_buckets(5, bidirectional=False, n_buckets=4, max_distance=4)
+    out = t5_bias_traced(table, buckets)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, table[:, buckets])
+
+
+def test_the_learned_bias_uses_its_own_settings():
+    bias = T5RelativeBias(3, 8, 16, bidirectional=False, rng=2)
+    assert T5RelativeBias(3).bidirectional is True and bias.bidirectional is False
+    np.testing.assert_array_equal(
+        bias(20), t5_bias(bias.table, 20, bidirectional=False, max_distance=16)
+    )
+    wide = T5RelativeBias(64, 32, rng=0, init_std=0.5).table
+    assert abs(wide.mean()) < 0.05 and wide.std() == pytest.approx(0.5, rel=0.05)
+    np.testing.assert_array_equal(wide, np.random.default_rng(0).normal(0.0, 0.5, (64, 32)))
+    assert np.all(T5RelativeBias(2, init_std=0.0).table == 0)
+
+
+def test_buckets_of_a_sequence_follow_the_settings_given():
+    positions = np.arange(12)
+    relative = positions[None, :] - positions[:, None]
+    for options in (
+        {"bidirectional": False, "n_buckets": 6, "max_distance": 8},
+        {"bidirectional": True, "n_buckets": 8, "max_distance": 5},
+    ):
+        np.testing.assert_array_equal(t5_buckets(12, **options), t5_bucket(relative, **options))

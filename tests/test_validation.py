@@ -8,6 +8,7 @@ cases the course has been bitten by, with their exact messages.
 """
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -25,8 +26,8 @@ from posenc_lib import (
     tasks,
     word_order,
 )
-from posenc_lib.model import ModelConfig, forward, init_params, loss_fn, train
-from posenc_lib.widgets import _live, ch00, ch01, ch02, ch03, ch04, ch05, ch06
+from posenc_lib._checks import short
+from posenc_lib.model import ModelConfig, forward, init_params, loss_fn
 
 MODULES = [
     alibi,
@@ -41,9 +42,6 @@ MODULES = [
     tasks,
     word_order,
 ]
-# The explorers check their constructors' arguments too (plots.py's drawing helpers take matplotlib
-# objects, which matplotlib checks, and are not listed).
-MODULES += [_live, ch00, ch01, ch02, ch03, ch04, ch05, ch06]
 MAX_MESSAGE = 300  # characters: an error explains, it does not dump data
 
 CONFIG = ModelConfig(vocab_size=5, d_model=4)
@@ -54,10 +52,18 @@ EYE = np.eye(3)
 
 # One valid call of every public callable (keyword arguments, so each can be replaced).
 VALID = {
-    "softmax": {"x": [1.0, 2.0]},
-    "log_softmax": {"x": [1.0, 2.0]},
+    "softmax": {"x": [1.0, 2.0], "axis": -1},
+    "log_softmax": {"x": [1.0, 2.0], "axis": -1},
     "causal_mask": {"seq_len": 3},
-    "self_attention": {"x": EYE, "w_q": EYE, "w_k": EYE, "w_v": EYE, "mask": np.eye(3, dtype=bool)},
+    "self_attention": {
+        "x": EYE,
+        "w_q": EYE,
+        "w_k": EYE,
+        "w_v": EYE,
+        "mask": np.eye(3, dtype=bool),
+        "bias": np.zeros((3, 3)),
+        "rotate": lambda z: z,
+    },
     "permutation_matrix": {"order": [1, 0]},
     "alibi_slopes": {"n_heads": 8},
     "alibi_bias": {"seq_len": 3, "n_heads": 2},
@@ -117,7 +123,13 @@ VALID = {
         "init_std": 0.1,
     },
     "has_target": {"targets": [[-1, 2]]},
-    "Task": {"name": "t", "vocab_size": 4, "metric": "loss", "sampler": TASK.sampler},
+    "Task": {
+        "name": "t",
+        "vocab_size": 4,
+        "metric": "loss",
+        "sampler": TASK.sampler,
+        "description": "d",
+    },
     "lookback": {"k": 2, "vocab_size": 8},
     "recent_marker": {"n_markers": 2, "vocab_size": 8, "density": 0.5},
     "markov_transitions": {"vocab_size": 4, "concentration": 0.5, "seed": 1},
@@ -137,7 +149,28 @@ VALID = {
         "seed": 1,
     },
     "embed_token_ids": {"ids": [1, 2], "d_model": 4, "seed": 1},
-    "ModelConfig": {"vocab_size": 4, "scheme": "rope", "d_model": 4, "n_heads": 2},
+    "ModelConfig": {
+        "vocab_size": 4,
+        "scheme": "rope",
+        "d_model": 4,
+        "n_heads": 2,
+        "n_layers": 2,
+        "mlp": True,
+        "max_len": 8,
+        "base": 100.0,
+        "rope_positions_scale": 2.0,
+        "yarn_scale": 2.0,
+        "yarn_alpha": 0.5,
+        "yarn_beta": 4.0,
+        "learned_init_std": 0.5,
+        "t5_buckets": 8,
+        "t5_max_distance": 16,
+        "bos": True,
+    },
+    # methods, called through their instance
+    "LearnedPositions.__call__": {"seq_len": 3},
+    "T5RelativeBias.__call__": {"seq_len": 3},
+    "Task.sample": {"rng": 0, "batch": 2, "length": 3},
     "parameter_shapes": {"config": CONFIG},
     "init_params": {"config": CONFIG, "seed": 1},
     "n_parameters": {"params": PARAMS},
@@ -190,39 +223,6 @@ VALID = {
     "show_source": {"obj": np.eye},
     "format_difference": {"value": 0.5, "bound": 1e-12},
     "environment_report": {},
-    "LiveFigure": {"figsize": (2, 2), "dpi": 40},
-    "Explorer": {},
-    "HelloSlider": {},
-    "draw_order_comparison": {
-        "axes": __import__("matplotlib.figure").figure.Figure().subplots(1, 3),
-        "comparison": word_order.compare_orders("a b", "b a", EYE, EYE, EYE),
-        "title_a": "A",
-        "title_b": "B",
-    },
-    "describe_comparison": {"comparison": word_order.compare_orders("a b", "b a", EYE, EYE, EYE)},
-    "OrderExplorer": {
-        "w_q": np.eye(8),
-        "w_k": np.eye(8),
-        "w_v": np.eye(8),
-        "sentence": "a b",
-        "other": "b a",
-        "seed": 1,
-    },
-    "SinusoidalExplorer": {"seq_len": 50, "d_model": 16, "base": 100.0, "position": 3, "pair": 1},
-    "SimilarityExplorer": {"d_model": 16, "base": 100.0, "max_shift": 20, "shift": 3},
-    "FrameSlider": {"frames": {0: np.eye(2)}, "title": "step {key}", "label": "step"},
-    "RopeExplorer": {"d": 4, "base": 100.0, "seed": 1, "max_offset": 10},
-    "AlibiExplorer": {"seq_len": 4, "n_heads": 2, "d_k": 2, "seed": 1},
-    "AttentionInspector": {
-        "models": {
-            ("lookback-3", "none", 0): train(
-                ModelConfig(vocab_size=16, d_model=4), tasks.lookback(3), steps=0, progress=False
-            )
-        },
-        "tasks": tasks.TASKS,
-        "lengths": (8,),
-        "seed": 0,
-    },
 }
 
 # Containers with no behaviour of their own: their fields are checked where they are made.
@@ -236,22 +236,18 @@ ANY_STRING = {
     ("compare_orders", "sentence_a"),
     ("compare_orders", "sentence_b"),
     ("Task", "name"),
-    ("draw_order_comparison", "title_a"),
-    ("draw_order_comparison", "title_b"),
-    ("OrderExplorer", "sentence"),
-    ("OrderExplorer", "other"),
-    ("FrameSlider", "title"),
-    ("FrameSlider", "label"),
 }
 # Arguments that take any object by design.
 ANY_VALUE = {("Task", "description")}
 
 
-def public_callables():
+def public_callables(modules=MODULES):
     found = {}
-    for module in MODULES:
+    for module in modules:
         for name, obj in vars(module).items():
             if name.startswith("_") or not callable(obj) or name.isupper():
+                continue
+            if "__mutmut" in name:  # mutmut's copies of a function, under mutation testing
                 continue
             if getattr(obj, "__module__", None) != module.__name__:
                 continue  # imported from elsewhere
@@ -260,10 +256,26 @@ def public_callables():
 
 
 CALLABLES = public_callables()
+CALLABLES.update(
+    {
+        "LearnedPositions.__call__": learned.LearnedPositions(4, 2),
+        "T5RelativeBias.__call__": t5.T5RelativeBias(2, n_buckets=8, max_distance=16),
+        "Task.sample": TASK.sample,
+    }
+)
+# The name an error starts with, where it is not the callable's own.
+OWNER = {
+    "LearnedPositions.__call__": "LearnedPositions",
+    "T5RelativeBias.__call__": "t5_bias",
+    "Task.sample": "lookback-1.sample",
+}
 
 
 def test_every_public_callable_has_a_valid_call_listed_here():
     missing = set(CALLABLES) - set(VALID) - CONTAINERS
+    for name in ("LearnedPositions", "T5RelativeBias", "Task", "ModelConfig"):
+        parameters = set(inspect.signature(CALLABLES[name]).parameters) - {"self"}
+        assert parameters == set(VALID[name]), f"{name}: list every argument in VALID"
     assert not missing, f"add a valid call of {sorted(missing)} to VALID"
 
 
@@ -272,41 +284,55 @@ def test_the_valid_call_succeeds(name):
     CALLABLES[name](**VALID[name])
 
 
-def bad_values(name, parameter):
+def bad_values(name, parameter, any_string=ANY_STRING):
     """Wrong values for one argument: a string where none is meant, an object, a NaN."""
     values = [object(), float("nan")]
-    if (name, parameter) not in ANY_STRING:
+    if (name, parameter) not in any_string:
         values.append("nonsense")
     return values
 
 
-CASES = [
-    (name, parameter, k)
-    for name, kwargs in sorted(VALID.items())
-    for parameter in kwargs
-    if (name, parameter) not in ANY_VALUE
-    for k in range(3)
-]
+def cases(valid, any_value=()):
+    return [
+        (name, parameter, k)
+        for name, kwargs in sorted(valid.items())
+        for parameter in kwargs
+        if (name, parameter) not in any_value
+        for k in range(3)
+    ]
 
 
-@pytest.mark.parametrize(("name", "parameter", "k"), CASES)
-def test_a_wrong_argument_raises_an_error_that_names_the_function_and_the_argument(
-    name, parameter, k
-):
-    values = bad_values(name, parameter)
+def check_wrong_argument(callables, valid, name, parameter, k, any_string=ANY_STRING):
+    """Call ``name`` with argument ``parameter`` replaced by its k-th wrong value, and check the
+    error: a TypeError or ValueError starting with the function's name, naming the argument and the
+    value received, within MAX_MESSAGE characters."""
+    values = bad_values(name, parameter, any_string)
     if k >= len(values):
         pytest.skip("no third wrong value for an argument that takes any string")
     value = values[k]
     if parameter == "obj" and isinstance(value, float):
         pytest.skip("show_source shows any function; a float is caught by the object case")
-    call = {**VALID[name], parameter: value}
+    call = {**valid[name], parameter: value}
     with pytest.raises((TypeError, ValueError)) as error:
-        CALLABLES[name](**call)
+        callables[name](**call)
     message = str(error.value)
-    owner = inspect.unwrap(CALLABLES[name]).__name__
+    owner = OWNER.get(name) or inspect.unwrap(callables[name]).__name__
     assert message.startswith(f"{owner}:"), message
     assert len(message) <= MAX_MESSAGE, len(message)
-    assert parameter in message, message
+    assert re.search(rf"(?<![\w.]){re.escape(parameter)}(?!\w)", message), message  # the argument
+    assert shown(value, message), message  # ... and the value received
+
+
+def shown(value, message):
+    """Whether ``message`` shows ``value`` (cut short), or at least its type."""
+    return any(text in message for text in (short(value), str(value), type(value).__name__))
+
+
+@pytest.mark.parametrize(("name", "parameter", "k"), cases(VALID, ANY_VALUE))
+def test_a_wrong_argument_raises_an_error_that_names_the_function_and_the_argument(
+    name, parameter, k
+):
+    check_wrong_argument(CALLABLES, VALID, name, parameter, k)
 
 
 # -- the cases the course was bitten by, with their messages -----------------------------------
@@ -433,3 +459,382 @@ def test_a_long_id_list_is_not_printed_whole():
     with pytest.raises(ValueError) as error:
         attention.permutation_matrix(list(range(500)) + [0])
     assert len(str(error.value)) < 160 and str(error.value).endswith("...")
+
+
+# -- limits: the smallest value allowed passes, the next one down is refused ------------------------
+
+# (callable, argument, a value at the limit, a value past it, changes to VALID's other arguments)
+BOUNDS = [
+    ("causal_mask", "seq_len", 0, -1, {}),
+    ("softmax", "axis", 0, 1, {}),
+    ("softmax", "axis", -1, -2, {}),
+    ("log_softmax", "axis", 0, 1, {}),
+    ("log_softmax", "axis", -1, -2, {}),
+    ("alibi_slopes", "n_heads", 1, 0, {}),
+    ("alibi_bias", "seq_len", 0, -1, {}),
+    ("alibi_bias", "n_heads", 1, 0, {}),
+    ("frequencies", "d_model", 1, 0, {}),
+    ("frequencies", "base", 1.0001, 1.0, {}),
+    ("sinusoidal_positions", "seq_len", 0, -1, {}),
+    ("sinusoidal_positions", "d_model", 1, 0, {}),
+    ("sinusoidal_positions", "base", 1.0001, 1.0, {}),
+    ("shift_matrix", "d_model", 2, 0, {}),
+    ("shift_matrix", "base", 1.0001, 1.0, {}),
+    ("wavelengths", "d_model", 1, 0, {}),
+    ("wavelengths", "base", 1.0001, 1.0, {}),
+    ("sinusoidal_positions_loop", "seq_len", 0, -1, {}),
+    ("sinusoidal_positions_loop", "d_model", 1, 0, {}),
+    ("sinusoidal_positions_loop", "base", 1.0001, 1.0, {}),
+    ("similarity_by_distance", "d_model", 2, 0, {"pairs": None}),
+    ("similarity_by_distance", "base", 1.0001, 1.0, {}),
+    ("distance_by_shift", "d_model", 2, 0, {"pairs": None}),
+    ("distance_by_shift", "pairs", [1], [2], {}),
+    ("table_too_short", "max_len", 0, -1, {}),
+    ("table_too_short", "seq_len", 0, -1, {}),
+    ("LearnedPositions", "max_len", 1, 0, {}),
+    ("LearnedPositions", "d_model", 1, 0, {}),
+    ("LearnedPositions", "init_std", 1e-9, 0.0, {}),
+    ("LearnedPositions", "rng", 0, -1, {}),
+    ("LearnedPositions.__call__", "seq_len", 0, -1, {}),
+    ("principal_axis", "table", [[1.0], [2.0]], [[1.0]], {}),
+    ("rope_frequencies", "d", 2, 0, {}),
+    ("rope_frequencies", "base", 1.0001, 1.0, {}),
+    ("rope_tables", "d", 2, 0, {"positions": [0.0]}),
+    ("rope_tables", "base", 1.0001, 1.0, {}),
+    ("partner_matrix", "d", 2, 0, {}),
+    ("convention_permutation", "d", 2, 0, {}),
+    ("interpolate_positions", "scale", 1e-9, 0.0, {}),
+    ("ntk_base", "base", 1.0001, 1.0, {}),
+    ("ntk_base", "scale", 1e-9, 0.0, {}),
+    ("ntk_base", "d", 4, 2, {}),
+    ("rope_wavelengths", "d", 2, 0, {}),
+    ("rope_wavelengths", "base", 1.0001, 1.0, {}),
+    ("rope_angles", "d", 2, 0, {}),
+    ("rope_angles", "base", 1.0001, 1.0, {}),
+    ("pairs_completing_a_turn", "d", 2, 0, {}),
+    ("pairs_completing_a_turn", "length", 1, 0, {}),
+    ("pairs_completing_a_turn", "base", 1.0001, 1.0, {}),
+    ("yarn_frequencies", "d", 2, 0, {}),
+    ("yarn_frequencies", "scale", 1e-9, 0.0, {}),
+    ("yarn_frequencies", "original_len", 1, 0, {}),
+    ("yarn_frequencies", "alpha", 0.0, -1e-9, {}),
+    ("yarn_frequencies", "beta", 1.0001, 1.0, {"alpha": 1.0}),
+    ("yarn_frequencies", "base", 1.0001, 1.0, {}),
+    ("yarn_attention_factor", "scale", 1e-9, 0.0, {}),
+    ("rope_decay_bound", "d", 2, 0, {}),
+    ("rope_decay_bound", "base", 1.0001, 1.0, {}),
+    ("t5_bucket", "n_buckets", 2, 1, {"max_distance": 2}),
+    ("t5_bucket", "max_distance", 5, 4, {}),
+    ("t5_buckets", "seq_len", 0, -1, {}),
+    ("t5_buckets", "n_buckets", 4, 3, {"max_distance": 2}),
+    ("t5_buckets", "max_distance", 3, 2, {}),
+    ("t5_bias", "seq_len", 0, -1, {}),
+    ("t5_bias", "max_distance", 3, 2, {}),
+    ("t5_bias_traced", "buckets", np.full((3, 3), 3), np.full((3, 3), 4), {}),
+    ("T5RelativeBias", "n_heads", 1, 0, {}),
+    ("T5RelativeBias", "n_buckets", 2, 1, {"max_distance": 2}),
+    ("T5RelativeBias", "max_distance", 5, 4, {}),
+    ("T5RelativeBias", "init_std", 0.0, -1e-9, {}),
+    ("T5RelativeBias", "rng", 0, -1, {}),
+    ("T5RelativeBias.__call__", "seq_len", 0, -1, {}),
+    ("Task", "vocab_size", 2, 1, {}),
+    ("Task.sample", "batch", 1, 0, {}),
+    ("Task.sample", "length", 1, 0, {}),
+    ("Task.sample", "rng", 0, -1, {}),
+    ("lookback", "k", 1, 0, {}),
+    ("lookback", "vocab_size", 2, 1, {}),
+    ("recent_marker", "n_markers", 1, 0, {}),
+    ("recent_marker", "vocab_size", 3, 2, {}),
+    ("recent_marker", "density", 1.0, 1.0001, {}),
+    ("recent_marker", "density", 1e-9, 0.0, {}),
+    ("markov_transitions", "vocab_size", 2, 1, {}),
+    ("markov_transitions", "concentration", 1e-9, 0.0, {}),
+    ("markov_transitions", "seed", 0, -1, {}),
+    ("markov", "vocab_size", 2, 1, {}),
+    ("markov", "concentration", 1e-9, 0.0, {}),
+    ("markov", "seed", 0, -1, {}),
+    ("markov_entropy", "vocab_size", 2, 1, {}),
+    ("markov_entropy", "seed", 0, -1, {}),
+    ("toy_embeddings", "d_model", 1, 0, {}),
+    ("toy_embeddings", "seed", 0, -1, {}),
+    ("compare_orders", "seed", 0, -1, {}),
+    ("embed_token_ids", "d_model", 1, 0, {}),
+    ("embed_token_ids", "seed", 0, -1, {}),
+    ("ModelConfig", "vocab_size", 2, 1, {}),
+    ("ModelConfig", "d_model", 2, 1, {"scheme": "none", "n_heads": 1}),
+    ("ModelConfig", "n_heads", 1, 0, {}),
+    ("ModelConfig", "n_layers", 1, 0, {}),
+    ("ModelConfig", "max_len", 1, 0, {}),
+    ("ModelConfig", "base", 1.0001, 1.0, {}),
+    ("ModelConfig", "rope_positions_scale", 1e-9, 0.0, {}),
+    ("ModelConfig", "yarn_scale", 1e-9, 0.0, {}),
+    ("ModelConfig", "yarn_alpha", 0.0, -1e-9, {}),
+    ("ModelConfig", "yarn_beta", 0.5001, 0.5, {}),
+    ("ModelConfig", "learned_init_std", 1e-9, 0.0, {}),
+    ("ModelConfig", "t5_buckets", 2, 1, {"t5_max_distance": 2}),
+    ("ModelConfig", "t5_max_distance", 5, 4, {}),
+    ("init_params", "seed", 0, -1, {}),
+    ("length_problem", "length", 1, 0, {}),
+    ("train", "steps", 0, -1, {}),
+    ("train", "batch_size", 1, 0, {}),
+    ("train", "length", 1, 0, {}),
+    ("train", "lr", 1e-9, 0.0, {}),
+    ("train", "seed", 0, -1, {}),
+    ("train", "snapshot_every", 1, 0, {}),
+    ("evaluate_positions", "length", 1, 0, {}),
+    ("evaluate_positions", "n_tokens", 1, 0, {}),
+    ("evaluate_positions", "seed", 0, -1, {}),
+    ("evaluate_positions", "batch_size", 1, 0, {}),
+    ("evaluate", "length", 1, 0, {}),
+    ("evaluate", "n_tokens", 1, 0, {}),
+    ("evaluate", "seed", 0, -1, {}),
+    ("evaluate", "batch_size", 1, 0, {}),
+    ("region_value", "start", 0, -1, {}),
+    ("region_value", "counts", [0, 0], [0, -1], {}),
+    ("attention_peak_offsets", "layer", 0, -1, {}),
+    ("attention_at_offset", "offset", 0, -1, {}),
+    ("attention_at_offset", "layer", 0, -1, {}),
+    ("format_difference", "value", 0.0, -1e-9, {}),
+    ("format_difference", "bound", 1e-15, 0.0, {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "parameter", "ok", "bad", "changes"),
+    BOUNDS,
+    ids=[f"{b[0]}-{b[1]}-{b[3]}" for b in BOUNDS],
+)
+def test_the_limit_of_each_argument_is_where_the_docstring_puts_it(
+    name, parameter, ok, bad, changes
+):
+    call = {**VALID[name], **changes}
+    CALLABLES[name](**{**call, parameter: ok})
+    with pytest.raises(ValueError) as error:
+        CALLABLES[name](**{**call, parameter: bad})
+    message = str(error.value)
+    owner = OWNER.get(name) or inspect.unwrap(CALLABLES[name]).__name__
+    assert message.startswith(f"{owner}:"), message
+    assert re.search(rf"(?<![\w.]){re.escape(parameter)}(?!\w)", message), message
+
+
+# -- defaults: leaving an argument out is the same as passing the documented default -------------
+
+TWO_LAYERS = ModelConfig(vocab_size=5, d_model=4, n_heads=2, n_layers=2)
+TWO_LAYER_PARAMS = init_params(TWO_LAYERS, seed=3)
+X2 = np.array([[0.5, -1.0, 2.0], [3.0, 0.0, -2.0]])
+MARKOV = tasks.markov(vocab_size=5)  # its sequences depend on how they are batched
+
+# (callable, required arguments, the documented defaults of the others)
+DEFAULTS = [
+    ("softmax", {"x": X2}, {"axis": -1}),
+    ("log_softmax", {"x": X2}, {"axis": -1}),
+    ("frequencies", {"d_model": 8}, {"base": 10000.0}),
+    ("sinusoidal_positions", {"seq_len": 5, "d_model": 8}, {"base": 10000.0, "dtype": np.float64}),
+    ("shift_matrix", {"k": 3, "d_model": 8}, {"base": 10000.0}),
+    ("wavelengths", {"d_model": 8}, {"base": 10000.0}),
+    ("sinusoidal_positions_loop", {"seq_len": 5, "d_model": 8}, {"base": 10000.0}),
+    (
+        "similarity_by_distance",
+        {"distances": [1, 50], "d_model": 8},
+        {"base": 10000.0, "pairs": None},
+    ),
+    ("distance_by_shift", {"distances": [1, 50], "d_model": 8}, {"base": 10000.0, "pairs": None}),
+    ("LearnedPositions", {"max_len": 4, "d_model": 3}, {"rng": 0, "init_std": 0.02}),
+    ("rope_frequencies", {"d": 8}, {"base": 10000.0}),
+    (
+        "rope_tables",
+        {"positions": [0.0, 3.0], "d": 8},
+        {"base": 10000.0, "convention": "interleaved", "frequencies": None},
+    ),
+    ("partner_matrix", {"d": 4}, {"convention": "interleaved"}),
+    (
+        "apply_rope",
+        {"x": np.arange(8.0).reshape(2, 4)},
+        {"positions": [0, 1], "base": 10000.0, "convention": "interleaved", "frequencies": None},
+    ),
+    ("rope_wavelengths", {"d": 8}, {"base": 10000.0}),
+    ("rope_angles", {"offsets": [3, 47], "d": 8}, {"base": 10000.0}),
+    ("pairs_completing_a_turn", {"d": 32, "length": 64}, {"base": 10000.0}),
+    (
+        "yarn_frequencies",
+        {"d": 64, "scale": 4.0, "original_len": 512},
+        {"base": 10000.0, "alpha": 1.0, "beta": 32.0},
+    ),
+    ("rope_decay_bound", {"distances": [0, 5], "d": 16}, {"base": 10000.0}),
+    (
+        "t5_bucket",
+        {"relative_position": [-200, -40, -3, 0, 3, 40, 200]},
+        {"bidirectional": True, "n_buckets": 32, "max_distance": 128},
+    ),
+    ("t5_buckets", {"seq_len": 140}, {"bidirectional": True, "n_buckets": 32, "max_distance": 128}),
+    (
+        "t5_bias",
+        {"table": np.arange(64.0).reshape(2, 32), "seq_len": 140},
+        {"bidirectional": True, "max_distance": 128},
+    ),
+    (
+        "T5RelativeBias",
+        {"n_heads": 2},
+        {"n_buckets": 32, "max_distance": 128, "bidirectional": True, "rng": 0, "init_std": 0.1},
+    ),
+    ("lookback", {}, {"k": 3, "vocab_size": 16}),
+    ("recent_marker", {}, {"n_markers": 4, "vocab_size": 16, "density": 0.15}),
+    ("markov_transitions", {}, {"vocab_size": 16, "concentration": 0.1, "seed": 0}),
+    ("markov", {}, {"vocab_size": 16, "concentration": 0.1, "seed": 0}),
+    ("markov_entropy", {}, {"vocab_size": 16, "concentration": 0.1, "seed": 0}),
+    ("toy_embeddings", {"words": "the dog"}, {"d_model": 8, "seed": 0}),
+    ("embed_token_ids", {"ids": [3, 9], "d_model": 4}, {"seed": 0}),
+    ("init_params", {"config": TWO_LAYERS}, {"seed": 0}),
+    ("region_value", {"totals": [1.0, 2.0, 3.0], "counts": [1, 2, 4]}, {"start": 0}),
+    (
+        "attention_peak_offsets",
+        {"params": TWO_LAYER_PARAMS, "config": TWO_LAYERS, "tokens": [[0, 1, 2, 3]]},
+        {"layer": 0},
+    ),
+    (
+        "attention_at_offset",
+        {"params": TWO_LAYER_PARAMS, "config": TWO_LAYERS, "tokens": [[0, 1, 2, 3]], "offset": 1},
+        {"layer": 0},
+    ),
+    (
+        "evaluate_positions",
+        {"params": PARAMS, "config": CONFIG, "task": MARKOV, "length": 2},
+        {"n_tokens": 4096, "seed": 1234, "batch_size": 64},
+    ),
+    (
+        "evaluate",
+        {"params": PARAMS, "config": CONFIG, "task": MARKOV, "length": 2},
+        {"n_tokens": 4096, "seed": 1234, "batch_size": 64},
+    ),
+    (
+        "t5_buckets",
+        {"seq_len": 140, "bidirectional": False},
+        {"n_buckets": 32, "max_distance": 128},
+    ),
+]
+
+
+def same(a, b):
+    """Whether two results are the same (arrays equal, tasks drawing the same sequences, ...)."""
+    if isinstance(a, tuple | list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, tasks.Task):
+        fields = ("name", "vocab_size", "metric", "description")
+        return all(getattr(a, f) == getattr(b, f) for f in fields) and same(
+            a.sample(5, 3, 40), b.sample(5, 3, 40)
+        )
+    if isinstance(a, learned.LearnedPositions | t5.T5RelativeBias):
+        return repr(a) == repr(b) and same(a.table, b.table)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(a, b, equal_nan=True)
+    return a == b
+
+
+@pytest.mark.parametrize(("name", "required", "defaults"), DEFAULTS, ids=[d[0] for d in DEFAULTS])
+def test_leaving_an_argument_out_is_passing_its_documented_default(name, required, defaults):
+    function = CALLABLES[name]
+    assert same(function(**required), function(**required, **defaults))
+
+
+def test_every_defaulted_argument_is_listed_with_its_default():
+    for name, required, defaults in DEFAULTS:
+        parameters = inspect.signature(CALLABLES[name]).parameters
+        with_default = {k for k, p in parameters.items() if p.default is not p.empty}
+        assert with_default == set(defaults) | (set(required) & with_default), name
+
+
+# -- messages the mutation run found unchecked ---------------------------------------------------
+
+LOGITS3 = np.zeros((2, 3, 4))  # batch 2, 3 positions, 4 tokens: every axis of a different length
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: attention.softmax(["a", "b"]),
+            TypeError,
+            r"^softmax: x must be a numeric array, got \['a', 'b'\]$",
+        ),
+        (
+            lambda: model.accuracy(LOGITS3, np.zeros((2, 4), int)),
+            ValueError,
+            r"^accuracy: targets must be integers of shape logits.shape\[:-1\] = \(2, 3\), got",
+        ),
+        (
+            lambda: model.accuracy(LOGITS3, np.full((2, 3), 4)),
+            ValueError,
+            r"^accuracy: targets must hold ids 0..3 or -1 \(no target\), got 4 at index \(0, 0\)$",
+        ),
+        (
+            lambda: model.accuracy(1.0, 0),
+            ValueError,
+            r"^accuracy: logits must have at least 1 axes, got 1.0 \(shape \(\)\)$",
+        ),
+        (
+            lambda: model.region_value([[1.0, 2.0]], [[1, 1]]),
+            ValueError,
+            r"^region_value: totals must have 1 axes, got \[\[1.0, 2.0\]\] \(shape \(1, 2\)\)$",
+        ),
+        (
+            lambda: model.region_value([1.0, 2.0], [[1, 1]]),
+            ValueError,
+            r"^region_value: counts must have 1 axes, got \[\[1, 1\]\] \(shape \(1, 2\)\)$",
+        ),
+        (
+            lambda: learned.principal_axis(np.zeros((3, 2, 2))),
+            ValueError,
+            r"^principal_axis: table must have 2 axes, got an array of shape \(3, 2, 2\)$",
+        ),
+        (
+            lambda: ModelConfig(vocab_size=4, scheme="rope", d_model=6, n_heads=2),
+            ValueError,
+            r"^ModelConfig: RoPE needs an even head width, got d_model / n_heads = 3$",
+        ),
+        (
+            lambda: rope.rope_rotate(np.ones((2, 4)), COS, SIN[:, :2]),
+            ValueError,
+            r"^rope_rotate: cos and sin must both have the shape \(T, d\) of x's last two axes, "
+            r"got x \(2, 4\), cos \(2, 4\), sin \(2, 2\)$",
+        ),
+        (
+            lambda: t5.t5_bucket([0], bidirectional=False, n_buckets=2, max_distance=0),
+            ValueError,
+            r"^t5_bucket: max_distance must be an integer >= 1, got 0$",
+        ),
+        (
+            lambda: t5.t5_bucket([0], bidirectional=False, n_buckets=2, max_distance=1),
+            ValueError,
+            r"^t5_bucket: max_distance must exceed the 1 exact buckets \(half of the 2 buckets "
+            r"per direction\), got max_distance=1$",
+        ),
+        (
+            lambda: model.evaluate(PARAMS, CONFIG, tasks.lookback(1, vocab_size=7), 4),
+            ValueError,
+            r"^evaluate: task lookback-1 has vocab_size 7 but the model has 5$",
+        ),
+        (
+            lambda: model.evaluate_positions(PARAMS, CONFIG, LYING_TASK, 4),
+            ValueError,
+            r"^evaluate_positions: tokens must hold ids 0..4, got 9 at index \(0, 0\)$",
+        ),
+    ],
+)
+def test_each_refusal_says_exactly_what_is_wrong(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+# A task that says it has 5 tokens and draws token 9.
+LYING_TASK = tasks.Task(
+    "lying", 5, "accuracy", lambda rng, b, n: (np.full((b, n), 9), np.zeros((b, n), int))
+)
+
+
+def test_rope_rotate_wants_arrays_with_a_dtype():
+    from types import SimpleNamespace
+
+    with pytest.raises(TypeError, match=r"^rope_rotate: cos must be an array, got namespace"):
+        rope.rope_rotate(np.ones((2, 4)), SimpleNamespace(shape=(2, 4)), SIN)

@@ -39,16 +39,11 @@ class LiveFigure:
     """
 
     def __init__(self, figsize=(8, 3.2), dpi=80):
-        try:
-            width, height = (
-                check_real("LiveFigure", "figsize", v, greater_than=0) for v in figsize
-            )
-        except (TypeError, ValueError) as error:
-            if "figsize" in str(error):
-                raise
+        if not isinstance(figsize, tuple | list) or len(figsize) != 2:
             raise TypeError(
                 f"LiveFigure: figsize must be (width, height) in inches, got {short(figsize)}"
-            ) from None
+            )
+        width, height = (check_real("LiveFigure", "figsize", v, greater_than=0) for v in figsize)
         dpi = check_int("LiveFigure", "dpi", dpi, minimum=10)
         figsize = (width, height)
         self.fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")

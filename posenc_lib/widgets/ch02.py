@@ -51,7 +51,7 @@ class SinusoidalExplorer(Explorer):
     d_models = (16, 32, 64, 128)
     bases = (100.0, 1000.0, 10000.0, 100000.0)
 
-    def __init__(self, seq_len=None, d_model=16, base=10000.0, position=3, pair=0):
+    def __init__(self, seq_len=None, d_model=16, *, base=10000.0, position=3, pair=0):
         func = "SinusoidalExplorer"
         d_model = check_choice(func, "d_model", d_model, self.d_models)
         base = check_choice(func, "base", base, self.bases)
@@ -236,7 +236,7 @@ class SimilarityExplorer(Explorer):
     d_models = (16, 32, 64, 128, 512)
     bases = (100.0, 1000.0, 10000.0, 100000.0)
 
-    def __init__(self, d_model=128, base=10000.0, max_shift=2000, shift=10):
+    def __init__(self, d_model=128, *, base=10000.0, max_shift=2000, shift=10):
         func = "SimilarityExplorer"
         d_model = check_choice(func, "d_model", d_model, self.d_models)
         base = check_choice(func, "base", base, self.bases)

@@ -36,7 +36,7 @@ class RopeExplorer(Explorer):
     True
     """
 
-    def __init__(self, d=16, base=10000.0, seed=0, max_offset=120):
+    def __init__(self, d=16, *, base=10000.0, seed=0, max_offset=120):
         func = "RopeExplorer"
         d = check_even(func, "d", d)
         base = check_real(func, "base", base, greater_than=1)
