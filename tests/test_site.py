@@ -83,6 +83,19 @@ def test_chapters_are_the_numbered_notebooks_in_order(tmp_path):
     assert CHAPTERS[0].name == "00_start_here.ipynb" and len(CHAPTERS) >= 8
 
 
+def test_a_renamed_chapter_leaves_no_stale_page_behind(tmp_path):
+    stage, out = tmp_path / "src", tmp_path / "out"
+    stage.mkdir(), out.mkdir()
+    for name in ("index.md", "07_real_text.ipynb", "08_putting_it_together.ipynb"):
+        (stage / name).write_text("")
+    pages = ["index", "07_real_text", "08_putting_it_together", "07_putting_it_together"]
+    for stem in [*pages, "search", "genindex", "py-modindex"]:
+        (out / f"{stem}.html").write_text("")
+    assert sitetools.prune_pages(out, stage) == ["07_putting_it_together.html"]
+    assert not (out / "07_putting_it_together.html").exists()
+    assert (out / "search.html").exists() and (out / "08_putting_it_together.html").exists()
+
+
 def test_every_chapter_states_a_title_a_time_and_goals():
     infos = [sitetools.chapter_info(p) for p in CHAPTERS]
     assert all(info["title"] and info["minutes"] > 0 and info["goals"] for info in infos)

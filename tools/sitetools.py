@@ -393,7 +393,27 @@ def build(out=OUT, stage_dir=STAGE, doctrees=DOCTREES, fresh=False):
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(DOCS), "-d", str(doctrees)]
     command += ["-W", "--keep-going", "-q", str(stage_dir), str(out)]
     subprocess.run(command, check=True)
+    prune_pages(out, stage_dir)
     return time.perf_counter() - start
+
+
+SPHINX_PAGES = {"genindex", "search", "py-modindex"}  # pages Sphinx writes with no source
+
+
+def prune_pages(out, stage_dir):
+    """Delete the pages of sources that are gone (a renamed chapter); Sphinx leaves them behind.
+
+    Returns the names deleted.
+    """
+    sources = {path.stem for path in Path(stage_dir).iterdir() if path.is_file()}
+    stale = [
+        page
+        for page in Path(out).glob("*.html")
+        if page.stem not in sources and page.stem not in SPHINX_PAGES
+    ]
+    for page in stale:
+        page.unlink()
+    return sorted(page.name for page in stale)
 
 
 # -- the Sphinx extension ----------------------------------------------------------------------------
