@@ -79,6 +79,7 @@ def split_topics(names, every=VALIDATION_EVERY):
     Parameters
     ----------
     names : iterable of str
+        The topic names (a dict of topics gives its keys).
     every : int
         At least 2 (so that some text is left for training).
 
@@ -106,6 +107,39 @@ class CharCorpus:
 
     Made by `load_corpus`. ``alphabet[k]`` is the character of id k; ``train`` and
     ``validation`` are read-only int64 arrays of ids.
+
+    Parameters
+    ----------
+    name : str
+        The corpus's name, the ``task`` of the records trained on it (`NAME`).
+    python_version : str
+        The Python whose help pages the corpus holds.
+    alphabet : str
+        Every character of the corpus once, in code point order (`encode` relies on the
+        order).
+    train_topics, validation_topics : tuple of str
+        The topics of each part, in alphabetical order.
+    train, validation : ndarray of int64
+        Each part as one stream of ids: its topics joined with a newline.
+
+    Examples
+    --------
+    >>> corpus = load_corpus()
+    >>> corpus.vocab_size, corpus.alphabet[16:26], corpus.alphabet[-9:]
+    (103, '0123456789', '°ß–—‘’“”…')
+    >>> corpus.train_topics[:3], corpus.train.dtype, corpus.train.flags.writeable
+    (('assignment', 'async', 'atom-identifiers'), dtype('int64'), False)
+    >>> corpus.decode(corpus.split("train")[:21])  # the first training topic's title
+    'Assignment statements'
+
+    A corpus can also be made by hand:
+
+    >>> toy = CharCorpus("toy", "3.11.7", " abc", ("t",), ("v",), np.array([1, 2, 0, 3]),
+    ...                  np.array([3, 1]))
+    >>> toy
+    CharCorpus('toy' from Python 3.11.7: 4 characters; 4 training characters in 1 topics, 2 validation characters in 1 topics)
+    >>> toy.decode(toy.train), toy.encode("cab").tolist()
+    ('ab c', [3, 1, 2])
     """
 
     name: str
@@ -131,12 +165,39 @@ class CharCorpus:
         )
 
     def split(self, which):
-        """Return the ids of ``"train"`` or ``"validation"``."""
+        """Return the ids of ``"train"`` or ``"validation"``.
+
+        Parameters
+        ----------
+        which : {"train", "validation"}
+            The part of the corpus.
+
+        Returns
+        -------
+        ndarray of int64
+            The part's stream of ids (read-only in a corpus from `load_corpus`).
+
+        Examples
+        --------
+        >>> corpus = load_corpus()
+        >>> corpus.split("validation") is corpus.validation
+        True
+        """
         check_choice("CharCorpus.split", "which", which, ("train", "validation"))
         return self.train if which == "train" else self.validation
 
     def encode(self, text):
         """Return the ids of the characters of ``text`` (int64 array).
+
+        Parameters
+        ----------
+        text : str
+            Characters of the corpus's alphabet only (otherwise ValueError names the first
+            other one).
+
+        Returns
+        -------
+        ndarray of int64, shape (len(text),)
 
         Examples
         --------
@@ -161,7 +222,23 @@ class CharCorpus:
         return ids
 
     def decode(self, ids):
-        """Return the text of an array of ids."""
+        """Return the text of an array of ids.
+
+        Parameters
+        ----------
+        ids : array_like of int
+            Ids in 0 .. vocab_size - 1, of any shape (read in row-major order).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> corpus = load_corpus()
+        >>> corpus.decode([71, 68, 75, 79])
+        'help'
+        """
         array = np.asarray(ids)
         if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
             raise TypeError(f"CharCorpus.decode: ids must be integers, got dtype {array.dtype}")
@@ -236,6 +313,13 @@ def text_task(corpus=None, split="train"):
     corpus : CharCorpus, optional
         Default: `load_corpus`'s.
     split : {"train", "validation"}
+        The part of the corpus sampled.
+
+    Returns
+    -------
+    Task
+        Named after the corpus (``task.name``), with its vocabulary, ``metric="loss"`` and the
+        sampler described above.
 
     Examples
     --------
@@ -243,6 +327,8 @@ def text_task(corpus=None, split="train"):
     >>> tokens, targets = task.sample(0, 2, 8)
     >>> bool(np.all(tokens[:, 1:] == targets[:, :-1])), task.vocab_size, task.metric
     (True, 103, 'loss')
+    >>> tokens.shape, task.name
+    ((2, 8), 'pydoc-topics')
     """
     corpus = load_corpus() if corpus is None else corpus
     if not isinstance(corpus, CharCorpus):
@@ -270,12 +356,24 @@ def text_task(corpus=None, split="train"):
 def bits_per_char(nats):
     """Convert a loss in nats per character to bits per character: ``nats / ln 2``.
 
+    Parameters
+    ----------
+    nats : float or ndarray
+        Loss in nats per character (e.g. `train`'s losses, or a `Task` of metric "loss").
+
+    Returns
+    -------
+    float or ndarray
+        The same loss in bits per character, of the same shape.
+
     Examples
     --------
     >>> bits_per_char(math.log(2))
     1.0
     >>> round(bits_per_char(1.5), 4)
     2.164
+    >>> bits_per_char(np.array([math.log(2), math.log(4)]))
+    array([1., 2.])
     """
     if isinstance(nats, bool) or not isinstance(nats, numbers.Real | np.ndarray):
         raise TypeError(f"bits_per_char: nats must be a real number or array, got {nats!r}")

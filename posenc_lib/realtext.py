@@ -86,11 +86,28 @@ def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
 
     `MODEL`, a learned table of ``train_len`` rows, and the corpus's vocabulary.
 
+    Parameters
+    ----------
+    scheme : str
+        The position scheme, one of `SCHEMES`.
+    train_len : int
+        The training length (at least 2): the rows of a learned table (``max_len``) and T5's
+        ``t5_max_distance``; T5 has ``min(32, train_len)`` buckets.
+    vocab_size : int, optional
+        Default: the vocabulary of `load_corpus`'s corpus (103 characters).
+
+    Returns
+    -------
+    ModelConfig
+
     Examples
     --------
     >>> c = model_config("t5")
     >>> (c.n_layers, c.n_heads, c.head_dim, c.mlp, c.vocab_size, c.t5_max_distance)
     (2, 4, 16, True, 103, 64)
+    >>> short = model_config("t5", train_len=8)
+    >>> short.max_len, short.t5_buckets, short.t5_max_distance
+    (8, 8, 8)
     """
     check_choice("model_config", "scheme", scheme, SCHEMES)
     train_len = check_int("model_config", "train_len", train_len, minimum=2)
@@ -106,10 +123,21 @@ def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
 def sliding_stride(length):
     """How far sliding windows of ``length`` advance: a quarter of the window (at least 1).
 
+    Parameters
+    ----------
+    length : int
+        The window's length (at least 1).
+
+    Returns
+    -------
+    int
+        ``max(1, length // 4)``: the step between windows and the number of positions each
+        window scores.
+
     Examples
     --------
-    >>> sliding_stride(64), sliding_stride(1024)
-    (16, 256)
+    >>> sliding_stride(64), sliding_stride(1024), sliding_stride(3)
+    (16, 256, 1)
     """
     length = check_int("sliding_stride", "length", length, minimum=1)
     return max(1, length // SLIDING_FRACTION)
@@ -128,16 +156,22 @@ def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
     Parameters
     ----------
     ids : array_like of int, shape (N,)
+        The text, one id per character (e.g. ``load_corpus().validation``).
     length : int
+        The evaluation length: the length of every window.
     mode : {"nonoverlapping", "sliding"}
+        How the windows are cut (see above).
     n_scored : int
-        A multiple of ``length``.
+        How many characters are scored; a multiple of ``length``.
     start : int
         At least ``length - s`` in sliding mode; ``start + n_scored + 1 <= N``.
 
     Returns
     -------
     tokens, targets : ndarray of int, shape (n_windows, length)
+        ``targets`` is ``tokens`` shifted by one character, with -1 (`IGNORE`) at the positions
+        not scored; ``n_windows`` is ``n_scored / length`` (non-overlapping) or ``n_scored / s``
+        (sliding).
 
     Examples
     --------
@@ -187,11 +221,44 @@ def score(params, config, tokens, targets, *, batch_elements=2**20):
     Windows are run ``B`` at a time with ``B * T * T <= batch_elements`` (memory of the
     attention weights).
 
+    Parameters
+    ----------
+    params : dict
+        The model's parameters (`init_params`, or ``TrainResult.params`` after `train`).
+    config : ModelConfig
+        The model's shape and position scheme.
+    tokens : array_like of int, shape (N, T)
+        N windows of T characters.
+    targets : array_like of int, shape (N, T)
+        The next character of every token, -1 (`IGNORE`) where not scored (as `windows` makes).
+    batch_elements : int
+        Bounds the windows run at once; the result does not depend on it (up to rounding).
+
     Returns
     -------
     totals : ndarray of float, shape (T,)
         Bits summed over the windows at each position (targets of -1 are not scored).
     counts : ndarray of int, shape (T,)
+        Characters scored at each position.
+
+    Examples
+    --------
+    A freshly initialised model on four chunks of 64 characters of validation text; its bits
+    per character are its loss (nats per character, `loss_fn`) divided by ln 2:
+
+    >>> from posenc_lib.model import init_params, loss_fn
+    >>> config = model_config("alibi")
+    >>> params = init_params(config)
+    >>> tokens, targets = windows(load_corpus().validation, 64, "nonoverlapping", n_scored=256)
+    >>> totals, counts = score(params, config, tokens, targets)
+    >>> totals.shape, counts.tolist()[:4], int(counts.sum())
+    ((64,), [4, 4, 4, 4], 256)
+    >>> nats = float(loss_fn(params, tokens, targets, config))
+    >>> math.isclose(region_bits(totals, counts), nats / math.log(2))
+    True
+    >>> one_at_a_time = score(params, config, tokens, targets, batch_elements=64 * 64)
+    >>> bool(np.allclose(one_at_a_time[0], totals))
+    True
     """
     tokens, targets = np.asarray(tokens), np.asarray(targets)
     n, t = tokens.shape
@@ -215,6 +282,29 @@ def score_text(params, config, ids, length, mode, *, n_scored=N_SCORED, start=ST
     See `windows` for which characters are scored; None when the model cannot run at
     ``length`` (a learned table shorter than it).
 
+    Parameters
+    ----------
+    params : dict
+        The model's parameters.
+    config : ModelConfig
+        The model's shape and position scheme.
+    ids : array_like of int, shape (N,)
+        The text (e.g. ``load_corpus().validation``).
+    length : int
+        The evaluation length.
+    mode : {"nonoverlapping", "sliding"}
+        How the text is cut into windows (`windows`).
+    n_scored : int
+        How many characters are scored; a multiple of ``length``.
+    start : int
+        The first scored character is ``ids[start + 1]``.
+
+    Returns
+    -------
+    tuple of ndarray or None
+        ``(totals, counts)`` as `score` returns them, shape (length,) each; None for a learned
+        table shorter than ``length``.
+
     Examples
     --------
     >>> from posenc_lib.model import init_params
@@ -236,10 +326,27 @@ def score_text(params, config, ids, length, mode, *, n_scored=N_SCORED, start=ST
 def region_bits(totals, counts, start=0):
     """Bits per character over window positions >= ``start`` (None if none is scored).
 
+    Parameters
+    ----------
+    totals : ndarray of float, shape (T,)
+        Bits summed at each window position (as `score` returns them).
+    counts : ndarray of int, shape (T,)
+        Characters scored at each window position.
+    start : int
+        The first window position counted (the training length for the region "unseen").
+
+    Returns
+    -------
+    float or None
+        The bits summed over positions ``start`` .. T - 1, divided by the characters scored
+        there; None when no character is scored there.
+
     Examples
     --------
     >>> region_bits(np.array([4.0, 2.0, 3.0]), np.array([2, 1, 1]), start=1)
     2.5
+    >>> region_bits(np.array([4.0, 0.0]), np.array([2, 0]), start=1) is None
+    True
     """
     n = int(np.sum(counts[start:]))
     return None if n == 0 else float(np.sum(totals[start:]) / n)
@@ -257,7 +364,41 @@ def sweep_jobs(
     eval_lens=EVAL_LENS,
     n_scored=N_SCORED,
 ):
-    """List the jobs of the sweep, scheme x seed in that order (see `train_and_score`)."""
+    """List the jobs of the sweep, scheme x seed in that order (see `train_and_score`).
+
+    Parameters
+    ----------
+    schemes : sequence of str
+        Position schemes, each one of `SCHEMES`.
+    seeds : sequence of int
+        Each seeds one model's initialisation and training batches (>= 0).
+    steps : int
+        Adam steps per model.
+    train_len : int
+        The training length L (at least 2).
+    eval_lens : sequence of int
+        The evaluation lengths, each at least ``train_len``; they must include it.
+    n_scored : int
+        Validation characters scored at every length (a multiple of every length).
+
+    Returns
+    -------
+    list of dict
+        One job (JSON values) per scheme and seed: its ``task``, ``scheme``, ``config``,
+        ``seed``, ``steps``, ``train_len``, ``eval_lens`` (sorted), ``modes``, ``n_scored``
+        and ``start`` (the longest evaluation length: the text before it is context only).
+
+    Examples
+    --------
+    >>> len(sweep_jobs())  # the committed sweep: 6 schemes x 3 seeds
+    18
+    >>> jobs = sweep_jobs(("none", "alibi"), (0, 1), steps=3, train_len=8, eval_lens=(16, 8),
+    ...                   n_scored=64)
+    >>> [(job["scheme"], job["seed"]) for job in jobs]
+    [('none', 0), ('none', 1), ('alibi', 0), ('alibi', 1)]
+    >>> jobs[0]["eval_lens"], jobs[0]["modes"], jobs[0]["start"]
+    ([8, 16], ['nonoverlapping', 'sliding'], 16)
+    """
     for scheme in schemes:
         check_choice("sweep_jobs", "scheme", scheme, SCHEMES)
     steps = check_int("sweep_jobs", "steps", steps, minimum=1)
@@ -339,6 +480,38 @@ def train_and_score(job, *, progress=False, keep_model=False):
     Returns {"job", "records", "curves", "train_bits"} (``train_bits``: the mean training loss
     of the last 50 steps, in bits per character), and "result" (the TrainResult) with
     ``keep_model``.
+
+    Parameters
+    ----------
+    job : dict
+        One of `sweep_jobs`'s jobs.
+    progress : bool
+        Show a progress bar of the training steps.
+    keep_model : bool
+        Add the trained model (the `TrainResult`) to the output under "result".
+
+    Returns
+    -------
+    dict
+        ``job``; ``records``, the results.json records of the model (one per evaluation
+        length, mode and region); ``curves``, its curves.json records (non-overlapping, at the
+        training length and at the longest evaluation length, each where the model can run);
+        ``train_bits``; and ``result`` with ``keep_model``.
+
+    Examples
+    --------
+    A two-step model trained at 8 characters, scored at 8 and 16:
+
+    >>> job = sweep_jobs(("alibi",), (0,), steps=2, train_len=8, eval_lens=(8, 16), n_scored=64)
+    >>> out = train_and_score(job[0], keep_model=True)
+    >>> sorted(out), type(out["result"]).__name__
+    (['curves', 'job', 'records', 'result', 'train_bits'], 'TrainResult')
+    >>> [(r["eval_len"], r["mode"], r["region"]) for r in out["records"]]
+    [(8, 'nonoverlapping', 'all'), (8, 'sliding', 'all'),
+     (16, 'nonoverlapping', 'all'), (16, 'nonoverlapping', 'unseen'),
+     (16, 'sliding', 'all'), (16, 'sliding', 'unseen')]
+    >>> [(c["eval_len"], len(c["counts"])) for c in out["curves"]]
+    [(8, 8), (16, 16)]
     """
     corpus = load_corpus()
     config = model_config(job["scheme"], train_len=job["train_len"], vocab_size=corpus.vocab_size)
@@ -388,6 +561,35 @@ def run_models(schemes=SCHEMES, seeds=(0,), *, workers=1, progress=True, **optio
 
     ``options`` are `sweep_jobs` arguments (steps, train_len, eval_lens, n_scored). Returns
     (records, {(scheme, seed): TrainResult}).
+
+    Parameters
+    ----------
+    schemes : sequence of str
+        Position schemes, each one of `SCHEMES`.
+    seeds : sequence of int
+        One model per scheme and seed.
+    workers : int
+        Worker processes (1: train in this process).
+    progress : bool
+        Show a progress bar of the models trained.
+    **options
+        Passed on to `sweep_jobs`: ``steps``, ``train_len``, ``eval_lens``, ``n_scored``.
+
+    Returns
+    -------
+    records : list of dict
+        The results.json records of every model, in job order (scheme x seed).
+    models : dict
+        ``(scheme, seed)`` -> the model's `TrainResult`.
+
+    Examples
+    --------
+    >>> records, models = run_models(("none", "learned"), progress=False, steps=2, train_len=8,
+    ...                              eval_lens=(8, 16), n_scored=64)
+    >>> list(models), len(records)  # 2 models x (2 records at L + 4 at 2L)
+    ([('none', 0), ('learned', 0)], 12)
+    >>> summarize(records)[("learned", 16)] is None  # a table of 8 rows cannot run at 16
+    True
     """
     outputs = run_jobs(
         sweep_jobs(schemes, seeds, **options),
@@ -404,6 +606,42 @@ def run_sweep(out, *, workers=2, progress=True, fresh=False, **options):
     """Run the sweep (`sweep_jobs` with ``options``), resumable, into the directory ``out``.
 
     Returns {"results": path, "curves": path}.
+
+    Parameters
+    ----------
+    out : str or Path
+        The directory for results.json, curves.json and progress.jsonl (made if missing).
+    workers : int
+        Worker processes, one BLAS thread each (1: train in this process).
+    progress : bool
+        Show a progress bar of the models trained.
+    fresh : bool
+        Delete ``out/progress.jsonl`` first, so every model is trained again.
+    **options
+        Passed on to `sweep_jobs`: ``schemes``, ``seeds``, ``steps``, ``train_len``,
+        ``eval_lens``, ``n_scored``.
+
+    Returns
+    -------
+    dict
+        ``"results"`` and ``"curves"``: the paths of the two files written (read them back with
+        `load_sweep`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> tiny = {"schemes": ("none", "alibi"), "seeds": (0,), "steps": 2, "train_len": 8,
+    ...         "eval_lens": (8, 16), "n_scored": 64}
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     paths = run_sweep(out, workers=1, progress=False, **tiny)
+    ...     written = sorted(p.name for p in Path(out).iterdir())
+    ...     records, curves = load_sweep(out)
+    ...     again = run_sweep(out, workers=1, progress=False, **tiny)  # resumed: nothing to train
+    ...     same = again["results"].read_text() == paths["results"].read_text()
+    >>> sorted(paths), written
+    (['curves', 'results'], ['curves.json', 'progress.jsonl', 'results.json'])
+    >>> len(records), len(curves), same
+    (12, 4, True)
     """
     out = Path(out)
     progress_file = out / "progress.jsonl"
@@ -427,7 +665,35 @@ def run_sweep(out, *, workers=2, progress=True, fresh=False, **options):
 
 
 def load_sweep(directory):
-    """Read (records, curves) from a directory `run_sweep` wrote."""
+    """Read (records, curves) from a directory `run_sweep` wrote.
+
+    Parameters
+    ----------
+    directory : str or Path
+        Holds results.json and curves.json (e.g. ``notebooks/data/realtext``, the committed
+        sweep).
+
+    Returns
+    -------
+    records : list of dict
+        One per model, evaluation length, mode and region (see the module's description).
+    curves : list of dict
+        Per window position, the summed bits and the characters scored, one per model and
+        length.
+
+    Examples
+    --------
+    >>> import posenc_lib
+    >>> committed = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "realtext"
+    >>> records, curves = load_sweep(committed)
+    >>> len(records)  # 18 models x (2 records at L + 4 at each of 2L, 4L, 8L, 16L)
+    324
+    >>> len(curves)  # 18 models x (L, 16L), but a learned table cannot run at 16L
+    33
+    >>> sorted(records[0])
+    ['config', 'eval_len', 'metric', 'mode', 'region', 'scheme', 'seed', 'task', 'train_len',
+     'value']
+    """
     directory = Path(directory)
     return tuple(json.loads((directory / f"{n}.json").read_text()) for n in ("results", "curves"))
 
@@ -440,12 +706,35 @@ def summarize(records, *, mode="nonoverlapping", region="all"):
 
     For one mode and region; None where a scheme cannot run at that length.
 
+    Parameters
+    ----------
+    records : list of dict
+        Records of results.json (`load_sweep`, `run_models`).
+    mode : {"nonoverlapping", "sliding"}
+        The evaluation mode summarized.
+    region : {"all", "unseen"}
+        Every scored character, or those at window positions >= the training length only.
+
+    Returns
+    -------
+    dict
+        ``(scheme, eval_len)`` -> ``(mean, min, max)`` of the seeds' bits per character, or
+        None where the scheme cannot run.
+
     Examples
     --------
     >>> recs = [{"scheme": "alibi", "eval_len": 64, "mode": "sliding", "region": "all",
     ...          "value": v} for v in (2.0, 2.5)]
     >>> summarize(recs, mode="sliding")[("alibi", 64)]
     (2.25, 2.0, 2.5)
+
+    On the committed sweep, where a learned table of 64 rows cannot run at 128:
+
+    >>> import posenc_lib
+    >>> committed = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "realtext"
+    >>> summary = summarize(load_sweep(committed)[0])
+    >>> len(summary), summary[("learned", 128)] is None
+    (30, True)
     """
     check_choice("summarize", "mode", mode, MODES)
     check_choice("summarize", "region", region, ("all", "unseen"))
@@ -465,7 +754,43 @@ def _names(records, key):
 
 
 def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
-    """Text: one row per scheme, mean (min-max over seeds) bits per character at every length."""
+    """Text: one row per scheme, mean (min-max over seeds) bits per character at every length.
+
+    Parameters
+    ----------
+    records : list of dict
+        Records of results.json (`load_sweep`, `run_models`).
+    mode : {"nonoverlapping", "sliding"}
+        The evaluation mode shown.
+    region : {"all", "unseen"}
+        The region shown; at the training length, where no position is unseen, the column
+        shows region "all".
+    digits : int
+        Decimals of every number.
+
+    Returns
+    -------
+    str
+        A title line, a header of the lengths, then one line per scheme ("cannot run" where
+        the scheme cannot run at a length).
+
+    Examples
+    --------
+    The committed sweep: ALiBi's bits per character stay flat up to 16 times the training
+    length.
+
+    >>> import posenc_lib
+    >>> committed = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "realtext"
+    >>> print(results_table(load_sweep(committed)[0]))
+    bits per character, non-overlapping chunks, mean (min-max) over 3 seeds
+    scheme                 L = 64         2L = 128         4L = 256         8L = 512       16L = 1024
+    none         3.51 (3.51-3.53) 3.61 (3.60-3.64) 3.72 (3.69-3.74) 3.80 (3.77-3.82) 3.87 (3.85-3.90)
+    sinusoidal   2.68 (2.68-2.69) 3.80 (3.78-3.84) 4.48 (4.46-4.50) 4.77 (4.75-4.78) 4.90 (4.84-4.97)
+    learned      2.79 (2.78-2.81)       cannot run       cannot run       cannot run       cannot run
+    rope         2.55 (2.54-2.56) 2.78 (2.76-2.82) 4.02 (3.88-4.13) 4.80 (4.56-4.93) 5.25 (5.02-5.37)
+    alibi        2.75 (2.74-2.77) 2.73 (2.73-2.75) 2.73 (2.72-2.75) 2.74 (2.73-2.75) 2.74 (2.72-2.75)
+    t5           2.52 (2.49-2.54) 2.55 (2.54-2.57) 2.79 (2.79-2.80) 3.24 (3.21-3.27) 3.79 (3.75-3.84)
+    """
     summary = summarize(records, mode=mode, region=region)
     rows = select(records, mode=mode, region=None)
     train_len = rows[0]["train_len"]
@@ -498,6 +823,37 @@ def plot_bits_per_char(records, ax, *, mode="nonoverlapping", region="all", lege
 
     The range over seeds is shaded; a scheme that cannot run at a length has no point there.
     Returns the lines.
+
+    Parameters
+    ----------
+    records : list of dict
+        Records of results.json (`load_sweep`, `run_models`).
+    ax : matplotlib.axes.Axes
+        Where to draw; the evaluation lengths are set as ticks of a log2 x axis, and the
+        training length is marked by a dotted vertical line.
+    mode : {"nonoverlapping", "sliding"}
+        The evaluation mode drawn.
+    region : {"all", "unseen"}
+        The region drawn.
+    legend : bool
+        Put a legend to the right of the axes (`legend_outside`).
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        One line per scheme, in the order of the records.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> import posenc_lib
+    >>> committed = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "realtext"
+    >>> ax = Figure().add_subplot()
+    >>> lines = plot_bits_per_char(load_sweep(committed)[0], ax)
+    >>> [(line.get_label(), len(line.get_xdata())) for line in lines]
+    [('none', 5), ('sinusoidal', 5), ('learned', 1), ('rope', 5), ('alibi', 5), ('t5', 5)]
+    >>> ax.get_xscale(), ax.get_legend() is not None
+    ('log', True)
     """
     from .plots import legend_outside, series_style
 
@@ -535,11 +891,42 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1):
 
     Returns (centres, mean, low, high), arrays of one entry per bin of ``bin_width`` positions.
 
+    Parameters
+    ----------
+    curves : list of dict
+        Records of curves.json (`load_sweep`).
+    scheme : str
+        The position scheme.
+    eval_len : int
+        The evaluation length (the committed curves are at 64 and 1024).
+    bin_width : int
+        Window positions per bin; positions past the last whole bin are left out.
+
+    Returns
+    -------
+    centres, mean, low, high : ndarray of float, shape (eval_len // bin_width,)
+        The window position at the centre of each bin, and the bin's bits per character:
+        mean, minimum and maximum over seeds.
+
+    Raises
+    ------
+    ValueError
+        When ``curves`` holds no curve of ``scheme`` at ``eval_len``.
+
     Examples
     --------
     >>> c = [{"scheme": "s", "eval_len": 4, "totals": [8.0, 4, 2, 2], "counts": [2, 2, 2, 2]}]
     >>> position_bits(c, "s", 4, bin_width=2)[1].tolist()
     [3.0, 1.0]
+
+    ALiBi at 16 times its training length, in quarters of the window (committed sweep):
+
+    >>> import posenc_lib
+    >>> committed = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "realtext"
+    >>> centres, mean, low, high = position_bits(load_sweep(committed)[1], "alibi", 1024,
+    ...                                          bin_width=256)
+    >>> centres.tolist(), bool(np.all((low <= mean) & (mean <= high)))
+    ([127.5, 383.5, 639.5, 895.5], True)
     """
     bin_width = check_int("position_bits", "bin_width", bin_width, minimum=1)
     rows = [c for c in curves if c["scheme"] == scheme and c["eval_len"] == eval_len]
@@ -561,7 +948,37 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1):
 
 
 def main(argv=None):
-    """Run the real-text sweep from the command line (``python -m posenc_lib.realtext``)."""
+    """Run the real-text sweep from the command line (``python -m posenc_lib.realtext``).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command line's arguments (default: ``sys.argv[1:]``); ``--help`` lists them.
+
+    Returns
+    -------
+    None
+        Writes results.json, curves.json, progress.jsonl and results.png into ``--out`` and
+        prints the tables of both modes.
+
+    Examples
+    --------
+    The seconds-long smoke run (``--tiny``: 3 schemes, 3 steps, trained at 8 characters):
+
+    >>> import contextlib, io, tempfile
+    >>> import matplotlib
+    >>> with tempfile.TemporaryDirectory() as out, matplotlib.rc_context():
+    ...     with contextlib.redirect_stdout(io.StringIO()) as printed:
+    ...         main(["--tiny", "--workers", "1", "--no-progress", "--out", out])
+    ...     written = sorted(p.name for p in Path(out).iterdir())
+    >>> written
+    ['curves.json', 'progress.jsonl', 'results.json', 'results.png']
+    >>> printed.getvalue().splitlines()[:2]
+    ['bits per character, non-overlapping chunks, mean (min-max) over 1 seed',
+     'scheme                  L = 8          2L = 16']
+    >>> "cannot run" in printed.getvalue()  # the learned table at 16 characters
+    True
+    """
     parser = argparse.ArgumentParser(
         prog="python -m posenc_lib.realtext", description=__doc__.split("\n\n")[0]
     )
