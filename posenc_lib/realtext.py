@@ -143,6 +143,18 @@ def sliding_stride(length):
     return max(1, length // SLIDING_FRACTION)
 
 
+def _check_scored(func, n_scored, length, modes):
+    """Refuse an ``n_scored`` that the windows of ``length`` in ``modes`` cannot score exactly."""
+    if n_scored % length:
+        raise ValueError(f"{func}: n_scored must be a multiple of length={length}, got {n_scored}")
+    stride = sliding_stride(length)
+    if "sliding" in modes and n_scored % stride:
+        raise ValueError(
+            f"{func}: n_scored must be a multiple of the sliding stride {stride} "
+            f"(sliding_stride({length})), got {n_scored}"
+        )
+
+
 def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
     """Cut evaluation windows from a stream of ids: tokens, and targets with -1 where not scored.
 
@@ -190,8 +202,7 @@ def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
     check_choice("windows", "mode", mode, MODES)
     n_scored = check_int("windows", "n_scored", n_scored, minimum=1)
     start = check_int("windows", "start", start, minimum=0)
-    if n_scored % length:
-        raise ValueError(f"windows: n_scored must be a multiple of length={length}, got {n_scored}")
+    _check_scored("windows", n_scored, length, (mode,))
     if start + n_scored + 1 > len(ids):
         raise ValueError(
             f"windows: start + n_scored + 1 must be <= len(ids) = {len(ids)}, got "
@@ -408,6 +419,9 @@ def sweep_jobs(
         raise ValueError(
             f"sweep_jobs: eval_lens must include train_len={train_len}, got {eval_lens}"
         )
+    n_scored = check_int("sweep_jobs", "n_scored", n_scored, minimum=1)
+    for length in eval_lens:  # before any model trains, not when the first one is scored
+        _check_scored("sweep_jobs", n_scored, length, MODES)
     return [
         {
             "task": NAME,
@@ -418,7 +432,7 @@ def sweep_jobs(
             "train_len": train_len,
             "eval_lens": sorted(eval_lens),
             "modes": list(MODES),
-            "n_scored": check_int("sweep_jobs", "n_scored", n_scored, minimum=1),
+            "n_scored": n_scored,
             "start": max(eval_lens),
         }
         for scheme in schemes
@@ -796,7 +810,7 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
     train_len = rows[0]["train_len"]
     lengths = sorted({r["eval_len"] for r in rows})
     seeds = len({r["seed"] for r in rows})
-    width = 9 + 2 * digits * 2
+    width = max(9 + 4 * digits, 11 + 3 * digits)  # a space before "m.mm (m.mm-m.mm)" at any digits
     label = {n: f"{n // train_len}L = {n}" if n != train_len else f"L = {n}" for n in lengths}
     lines = [
         f"bits per character, {MODE_NAMES[mode]}, "
@@ -1028,6 +1042,7 @@ def main(argv=None):
         plot_bits_per_char(records, ax, mode=mode, legend=mode == MODES[-1])
         ax.set_title(MODE_NAMES[mode])
     fig.savefig(args.out / "results.png", dpi=80)
+    plt.close(fig)
     for mode in MODES:
         print(results_table(records, mode=mode))
         print()

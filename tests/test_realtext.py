@@ -4,6 +4,7 @@ results do not depend on the number of workers, the command line, the table and 
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -92,6 +93,12 @@ def test_nonoverlapping_chunks_follow_each_other_without_gaps():
         ({"n_scored": 30}, ValueError, "n_scored must be a multiple of length=8, got 30"),
         ({"n_scored": 96}, ValueError, r"start \+ n_scored \+ 1 must be <= len\(ids\) = 100"),
         ({"mode": "sliding", "start": 5}, ValueError, "start must be >= 6 .* got 5"),
+        # length 9 slides by 2: 9 scored characters would be 10 (5 windows of 2), so refused
+        (
+            {"length": 9, "n_scored": 9, "mode": "sliding"},
+            ValueError,
+            r"windows: n_scored must be a multiple of the sliding stride 2 \(sliding_stride\(9\)\), got 9",
+        ),
     ],
 )
 def test_windows_reject_bad_arguments_naming_them(kwargs, error, message):
@@ -246,6 +253,23 @@ def test_sweep_jobs_reject_bad_settings_naming_them():
         sweep_jobs(eval_lens=(32, 64))
     with pytest.raises(TypeError, match="sweep_jobs: steps must be an integer"):
         sweep_jobs(steps=10.5)
+    with pytest.raises(
+        ValueError, match="sweep_jobs: n_scored must be a multiple of length=64, got 1000"
+    ):
+        sweep_jobs(n_scored=1000)  # refused before any model trains, not when it is scored
+    with pytest.raises(ValueError, match="sweep_jobs: n_scored must be a multiple of the sliding"):
+        sweep_jobs(train_len=9, eval_lens=(9,), n_scored=9)
+
+
+def test_every_sliding_window_set_scores_exactly_n_scored_characters():
+    ids = np.arange(400)
+    for length in range(1, 20):
+        stride = realtext.sliding_stride(length)
+        n_scored = length * stride  # a multiple of both
+        for mode in realtext.MODES:
+            _, targets = windows(ids, length, mode, n_scored=n_scored, start=length)
+            scored = targets[targets >= 0]
+            assert scored.tolist() == list(range(length + 1, length + 1 + n_scored))
 
 
 def test_the_full_sweep_is_6_schemes_by_3_seeds_at_5_lengths_in_2_modes():
@@ -295,6 +319,9 @@ def test_summaries_table_and_figure_read_the_records(tiny_sweep):
     assert low <= mean <= high
     table = results_table(records, mode="sliding", region="unseen")
     assert "cannot run" in table and "2L = 16" in table
+    for digits in (0, 1, 2, 3):  # every cell stands apart from the next, at any precision
+        rows = results_table(records, mode="sliding", digits=digits).splitlines()[2:]
+        assert all(re.search(r"\)\S", row) is None for row in rows), rows
     with plt.rc_context():  # the house style changes global defaults; keep them to this test
         use_house_style()
         fig, ax = plt.subplots()
