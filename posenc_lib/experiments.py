@@ -71,6 +71,22 @@ def make_config(task, scheme, config=DEFAULT_CONFIG, *, train_len=32):
 
     ``config`` is a name in `CONFIGS` or a dict of ModelConfig fields.
 
+    Parameters
+    ----------
+    task : Task
+        The task the model learns (from `posenc_lib.tasks`); it sets the vocabulary size.
+    scheme : str
+        The position scheme, one of `~posenc_lib.model.SCHEMES`.
+    config : str or dict
+        A name in `CONFIGS` or a dict of ModelConfig fields.
+    train_len : int
+        The training length, the model's ``max_len`` (the rows of a learned table).
+
+    Returns
+    -------
+    ModelConfig
+        The model, with ``vocab_size`` from ``task`` and ``max_len`` from ``train_len``.
+
     Examples
     --------
     >>> c = make_config(TASKS["lookback-3"](), "rope", "1x32")
@@ -123,6 +139,36 @@ def train_and_measure(job, *, progress=False, keep_model=False):
     n_tokens and extension (bool: also run `context_extension_records` on a RoPE model).
     Returns {"job", "records", "curve", "extension"} (and "result", the TrainResult, with
     ``keep_model``).
+
+    Parameters
+    ----------
+    job : dict
+        One job of `study_jobs`: the keys above, all JSON values.
+    progress : bool
+        Show a progress bar while the model trains.
+    keep_model : bool
+        Also return the trained model, under "result".
+
+    Returns
+    -------
+    dict
+        "job" (``job`` itself); "records", one per evaluation length and region as in
+        results.json; "curve", the per-position totals and counts at the longest evaluation
+        length as in curves.json (None where the model cannot run that long); "extension", the
+        context-extension records (empty unless ``job["extension"]``); and, with
+        ``keep_model``, "result".
+
+    Examples
+    --------
+    >>> (job,) = study_jobs(["lookback-3"], ["rope"], steps=2, train_len=8, eval_lens=(8, 16),
+    ...                     n_tokens=64)
+    >>> out = train_and_measure(job)
+    >>> sorted(out)
+    ['curve', 'extension', 'job', 'records']
+    >>> [(r["eval_len"], r["region"]) for r in out["records"]]
+    [(8, 'all'), (16, 'all'), (16, 'unseen')]
+    >>> out["curve"]["eval_len"], len(out["curve"]["counts"])  # one count per query position
+    (16, 16)
     """
     task = TASKS[job["task"]]()
     config = make_config(task, job["scheme"], job["config"], train_len=job["train_len"])
@@ -171,7 +217,53 @@ def run_one(
     progress=False,
     keep_model=False,
 ):
-    """Train one model and return its records (and, with ``keep_model``, the TrainResult)."""
+    """Train one model and return its records (and, with ``keep_model``, the TrainResult).
+
+    Parameters
+    ----------
+    task_name : str
+        A task in `~posenc_lib.tasks.TASKS`.
+    scheme : str
+        A position scheme in `~posenc_lib.model.SCHEMES`.
+    seed : int
+        Seeds the initial parameters and every training batch.
+    steps : int
+        Adam steps.
+    train_len : int
+        Tokens per training sequence (and the rows of a learned table).
+    eval_lens : sequence of int
+        The lengths the model is measured at.
+    config : str
+        A name in `CONFIGS`.
+    n_tokens : int
+        Predictions scored at every evaluation length.
+    progress : bool
+        Show a progress bar while the model trains.
+    keep_model : bool
+        Also return the trained model.
+
+    Returns
+    -------
+    records : list of dict
+        One per evaluation length and region, as in results.json; ``value`` is None where the
+        scheme cannot run at that length.
+    result : TrainResult, optional
+        The trained model, only with ``keep_model`` (then the pair ``(records, result)`` is
+        returned).
+
+    Examples
+    --------
+    A learned table of 8 rows cannot run at length 16:
+
+    >>> records = run_one("lookback-3", "learned", 0, steps=2, train_len=8, eval_lens=(8, 16),
+    ...                   n_tokens=64)
+    >>> [(r["eval_len"], r["region"], r["value"] is None) for r in records]
+    [(8, 'all', False), (16, 'all', True), (16, 'unseen', True)]
+    >>> records, result = run_one("lookback-3", "rope", 0, steps=2, train_len=8, eval_lens=(8,),
+    ...                           n_tokens=64, keep_model=True)
+    >>> len(records), len(result.losses), result.config.scheme
+    (1, 2, 'rope')
+    """
     job = _job(task_name, scheme, config, seed, steps, train_len, eval_lens, n_tokens, False)
     out = train_and_measure(job, progress=progress, keep_model=keep_model)
     return (out["records"], out["result"]) if keep_model else out["records"]
@@ -216,6 +308,28 @@ def worker_pool(workers):
 
     Fresh processes load numpy after the thread variables are set (a forked worker would
     inherit this process's BLAS, already started with one thread per core).
+
+    Parameters
+    ----------
+    workers : int
+        The number of processes, at least 1.
+
+    Returns
+    -------
+    multiprocessing.pool.Pool
+        The started pool; terminate it when done (leaving a ``with`` block does).
+
+    Notes
+    -----
+    A spawned process imports the main module again: a script starts the pool under
+    ``if __name__ == "__main__":``.
+
+    Examples
+    --------
+    >>> import os
+    >>> with worker_pool(1) as pool:
+    ...     pool.apply(os.getenv, ("OPENBLAS_NUM_THREADS",))
+    '1'
     """
     workers = check_int("worker_pool", "workers", workers, minimum=1)
     with _one_blas_thread():
@@ -257,7 +371,47 @@ def study_jobs(
     n_tokens=EVAL_TOKENS,
     extension=False,
 ):
-    """The jobs of a study, task x config x scheme x seed in that order (see `train_and_measure`)."""
+    """The jobs of a study, task x config x scheme x seed in that order (see `train_and_measure`).
+
+    Parameters
+    ----------
+    tasks : sequence of str
+        Names in `~posenc_lib.tasks.TASKS`.
+    schemes : sequence of str
+        Names in `~posenc_lib.model.SCHEMES`.
+    seeds : sequence of int
+        One model per seed.
+    configs : sequence of str
+        Names in `CONFIGS`.
+    steps : int
+        Adam steps per model.
+    train_len : int
+        Tokens per training sequence.
+    eval_lens : sequence of int
+        The lengths every model is measured at.
+    n_tokens : int
+        Predictions scored at every evaluation length.
+    extension : bool
+        Also extend the context of the RoPE models of the tasks in ``EXTENSION["tasks"]`` (every
+        other job gets False).
+
+    Returns
+    -------
+    list of dict
+        One job per model, all JSON values (a progress file knows a finished model by its job).
+
+    Examples
+    --------
+    >>> jobs = study_jobs(["lookback-3", "markov"], ["none", "rope"], seeds=(0, 1), extension=True)
+    >>> len(jobs)
+    8
+    >>> jobs[0]
+    {'task': 'lookback-3', 'scheme': 'none', 'config': '4x8+mlp', 'seed': 0, 'steps': 400,
+     'train_len': 32, 'eval_lens': [32, 64, 128, 256], 'n_tokens': 4096, 'extension': False}
+    >>> [(j["task"], j["scheme"], j["seed"]) for j in jobs if j["extension"]]
+    [('lookback-3', 'rope', 0), ('lookback-3', 'rope', 1),
+     ('markov', 'rope', 0), ('markov', 'rope', 1)]
+    """
     for name in tasks:
         check_choice("study_jobs", "task", name, tuple(TASKS))
     for scheme in schemes:
@@ -284,6 +438,46 @@ def run_jobs(jobs, *, workers=1, progress=True, progress_file=None, keep_models=
     (default: `train_and_measure`, keeping the model with ``keep_models``); for ``workers`` > 1
     it must be a module-level function, so that worker processes can import it (chapter 07's
     sweep passes its own).
+
+    Parameters
+    ----------
+    jobs : list of dict
+        From `study_jobs` (with ``runner``, any dicts of JSON values).
+    workers : int
+        Processes to run the jobs in, one BLAS thread each (see `worker_pool`); 1 runs them in
+        this process.
+    progress : bool
+        Show a progress bar over the models.
+    progress_file : str or Path, optional
+        The JSON-lines file of finished outputs (its directory is created). Ignored with
+        ``keep_models``: a trained model is not written to it.
+    keep_models : bool
+        Keep each trained model in its output, under "result".
+    runner : callable, optional
+        Runs one job, as above.
+
+    Returns
+    -------
+    list of dict
+        One output per job, in the order of ``jobs``.
+
+    Examples
+    --------
+    A rerun reads the finished models from the progress file and trains none again:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> jobs = study_jobs(["lookback-3"], ["none", "rope"], steps=2, train_len=8, eval_lens=(8, 16),
+    ...                   n_tokens=64)
+    >>> def train_again(job):
+    ...     raise RuntimeError("a finished model was trained again")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     log = Path(tmp) / "progress.jsonl"
+    ...     outputs = run_jobs(jobs, progress=False, progress_file=log)
+    ...     resumed = run_jobs(jobs, progress=False, progress_file=log, runner=train_again)
+    ...     lines = len(log.read_text().splitlines())
+    >>> [out["job"]["scheme"] for out in outputs], lines, resumed == outputs
+    (['none', 'rope'], 2, True)
     """
     workers = check_int("run_jobs", "workers", workers, minimum=1)
     path = None if progress_file is None or keep_models else Path(progress_file)
@@ -347,6 +541,51 @@ def run_study(
 
     With ``keep_models`` returns (records, {(task, scheme, seed): TrainResult}) for the first
     configuration. See `run_jobs` for ``workers`` and ``progress_file``.
+
+    Parameters
+    ----------
+    tasks : sequence of str
+        Names in `~posenc_lib.tasks.TASKS`.
+    schemes : sequence of str
+        Names in `~posenc_lib.model.SCHEMES`.
+    seeds : sequence of int
+        One model per seed.
+    configs : sequence of str
+        Names in `CONFIGS`.
+    steps : int
+        Adam steps per model.
+    train_len : int
+        Tokens per training sequence.
+    eval_lens : sequence of int
+        The lengths every model is measured at.
+    n_tokens : int
+        Predictions scored at every evaluation length.
+    workers : int
+        Processes to train in, one BLAS thread each.
+    progress : bool
+        Show a progress bar over the models.
+    keep_models : bool
+        Also return the trained models (``progress_file`` is then ignored).
+    progress_file : str or Path, optional
+        Makes the study resumable.
+
+    Returns
+    -------
+    records : list of dict
+        One per model, evaluation length and region, as in results.json.
+    models : dict, optional
+        Only with ``keep_models``: {(task, scheme, seed): TrainResult} of the first configuration.
+
+    Examples
+    --------
+    >>> records, models = run_study(["lookback-3"], ["none", "learned"], steps=2, train_len=8,
+    ...                             eval_lens=(8, 16), n_tokens=64, progress=False,
+    ...                             keep_models=True)
+    >>> [(r["scheme"], r["eval_len"], r["region"]) for r in records]
+    [('none', 8, 'all'), ('none', 16, 'all'), ('none', 16, 'unseen'),
+     ('learned', 8, 'all'), ('learned', 16, 'all'), ('learned', 16, 'unseen')]
+    >>> sorted(models)
+    [('lookback-3', 'learned', 0), ('lookback-3', 'none', 0)]
     """
     jobs = study_jobs(
         tasks,
@@ -382,6 +621,45 @@ def run_sweep(out, *, workers=2, progress=True, fresh=False, **study):
 
     ``study`` overrides `study_jobs` arguments. Returns {"results", "curves", "extension":
     path written}.
+
+    Parameters
+    ----------
+    out : str or Path
+        The directory to write (created if needed); its progress.jsonl resumes an interrupted
+        sweep.
+    workers : int
+        Processes to train in, one BLAS thread each.
+    progress : bool
+        Show a progress bar over the models.
+    fresh : bool
+        Delete out/progress.jsonl first, so that every model is trained again.
+    **study
+        Arguments of `study_jobs`, replacing the full study's (seeds `SEEDS`, every configuration
+        in `CONFIGS`, ``extension=True``).
+
+    Returns
+    -------
+    dict of Path
+        The file written for each of "results", "curves" and "extension" (`load_study` reads
+        them back).
+
+    Examples
+    --------
+    A tiny sweep: one task, two schemes, one seed and configuration, two steps, no extension.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     paths = run_sweep(tmp, workers=1, progress=False, tasks=["lookback-3"],
+    ...                       schemes=["none", "rope"], seeds=[0], configs=["1x32"], steps=2,
+    ...                       train_len=8, eval_lens=(8, 16), n_tokens=64, extension=False)
+    ...     files = sorted(p.name for p in Path(tmp).iterdir())
+    ...     records, curves, extension = load_study(tmp)
+    >>> sorted(paths), files
+    (['curves', 'extension', 'results'],
+     ['curves.json', 'extension.json', 'progress.jsonl', 'results.json'])
+    >>> len(records), len(curves), len(extension)
+    (6, 2, 0)
     """
     out = Path(out)
     options = {"seeds": SEEDS, "configs": tuple(CONFIGS), "extension": True, **study}
@@ -408,7 +686,38 @@ def _json_lines(rows):
 
 
 def load_study(directory):
-    """(records, curves, extension records) from a directory `run_sweep` wrote."""
+    """(records, curves, extension records) from a directory `run_sweep` wrote.
+
+    Parameters
+    ----------
+    directory : str or Path
+        A directory holding results.json, curves.json and extension.json.
+
+    Returns
+    -------
+    records : list of dict
+        The records of results.json, one per model, evaluation length and region.
+    curves : list of dict
+        The records of curves.json: the per-position totals and counts of every model at the
+        longest evaluation length (none for a model that cannot run that long).
+    extension : list of dict
+        The records of extension.json, of context extension.
+
+    Examples
+    --------
+    Chapter 06's committed study: 162 models (3 tasks, 6 schemes, 3 configurations, 3 seeds), of
+    which the 27 learned tables cannot run at the longest length.
+
+    >>> from pathlib import Path
+    >>> import posenc_lib
+    >>> study = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "study"
+    >>> records, curves, extension = load_study(study)
+    >>> len(records), len(curves), len(extension)
+    (1134, 135, 288)
+    >>> records[0]
+    {'task': 'lookback-3', 'scheme': 'none', 'config': '4x8+mlp', 'seed': 0, 'train_len': 32,
+     'eval_len': 32, 'region': 'all', 'metric': 'accuracy', 'value': 0.20581896551724138}
+    """
     directory = Path(directory)
     return tuple(
         json.loads((directory / f"{name}.json").read_text())
@@ -423,6 +732,18 @@ def select(records, **criteria):
     """The records matching every ``key=value`` given (a value of None matches anything).
 
     Records written before regions and configurations existed count as region "all".
+
+    Parameters
+    ----------
+    records : list of dict
+        Study records (results, curves or extension records).
+    **criteria
+        The value each key must have (None: any).
+
+    Returns
+    -------
+    list of dict
+        The matching records, in their order.
 
     Examples
     --------
@@ -454,6 +775,26 @@ def summarize(records, *, region="all", config=None):
 
     Records of several configurations need ``config``; ``region`` is "all" or "unseen".
 
+    Parameters
+    ----------
+    records : list of dict
+        Study records (`run_study`, `load_study`).
+    region : {"all", "unseen"}
+        Every query position, or only those >= the training length.
+    config : str, optional
+        The configuration to summarise (needed when the records hold several).
+
+    Returns
+    -------
+    dict
+        {(task, scheme, eval_len): (mean, min, max)} of floats over the seeds, None where the
+        scheme cannot run at that length.
+
+    Raises
+    ------
+    ValueError
+        If the records hold several configurations and ``config`` is None.
+
     Examples
     --------
     >>> recs = [{"task": "t", "scheme": "s", "eval_len": 64, "value": v} for v in (0.5, 0.7)]
@@ -477,6 +818,29 @@ def extrapolation_gap(records, task, scheme, *, config=None, region="all"):
     """Mean value at the longest evaluation length (in ``region``) minus the mean value at the
     training length (None if the scheme cannot run that long). Negative accuracy gaps and
     positive loss gaps mean the model got worse on longer inputs.
+
+    Parameters
+    ----------
+    records : list of dict
+        Study records (`run_study`, `load_study`).
+    task : str
+        The task.
+    scheme : str
+        The position scheme.
+    config : str, optional
+        The configuration (needed when the records of ``task`` hold several).
+    region : {"all", "unseen"}
+        The query positions counted at the longest length (at the training length: all).
+
+    Returns
+    -------
+    float or None
+        The gap in the task's metric, or None where the scheme cannot run that long.
+
+    Raises
+    ------
+    ValueError
+        If the records of ``task`` hold several configurations and ``config`` is None.
 
     Examples
     --------
@@ -517,6 +881,50 @@ def results_table(records, *, config=None, region="unseen", digits=2):
 
     With ``region="unseen"`` the training-length column shows all positions (they are the
     trained ones) and the longer lengths only query positions >= the training length.
+
+    Parameters
+    ----------
+    records : list of dict
+        Study records (`run_study`, `load_study`).
+    config : str, optional
+        The configuration to show (needed when the records hold several).
+    region : {"unseen", "all"}
+        The query positions counted at the lengths longer than the training length.
+    digits : int
+        Decimals shown.
+
+    Returns
+    -------
+    str
+        The table: a heading line, then a block per task (a blank line, a header, a row per
+        scheme); "cannot run" where a scheme cannot run at that length, "not run" where there
+        is no such record.
+
+    Raises
+    ------
+    ValueError
+        If the records hold several configurations and ``config`` is None.
+
+    Examples
+    --------
+    The first task of chapter 06's committed study:
+
+    >>> from pathlib import Path
+    >>> import posenc_lib
+    >>> study = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "study"
+    >>> records, curves, extension = load_study(study)
+    >>> lines = results_table(records, config="4x8+mlp").splitlines()
+    >>> print(lines[0])
+    configuration 4x8+mlp; mean (min-max) over 3 seeds; trained at L=32
+    >>> for line in lines[2:9]:
+    ...     print(line)
+    lookback-3 (accuracy)   L=32 (trained)      L=64 unseen     L=128 unseen     L=256 unseen
+      none         0.21 (0.20-0.21) 0.12 (0.11-0.13) 0.10 (0.10-0.11) 0.09 (0.09-0.10)
+      sinusoidal   1.00 (1.00-1.00) 0.23 (0.17-0.29) 0.17 (0.12-0.22) 0.14 (0.10-0.16)
+      learned      1.00 (1.00-1.00)       cannot run       cannot run       cannot run
+      rope         1.00 (1.00-1.00) 0.31 (0.29-0.32) 0.14 (0.14-0.15) 0.10 (0.10-0.10)
+      alibi        0.32 (0.31-0.34) 0.30 (0.28-0.33) 0.30 (0.28-0.33) 0.29 (0.28-0.33)
+      t5           1.00 (1.00-1.00) 1.00 (1.00-1.00) 0.94 (0.93-0.94) 0.76 (0.73-0.79)
     """
     config = _one_config(records, config, "results_table")
     rows = select(records, config=config, region=None)
@@ -547,7 +955,43 @@ def results_table(records, *, config=None, region="unseen", digits=2):
 
 def compare_configs(records, task, *, eval_len=256, region="unseen", digits=2):
     """Text: one row per scheme, one column per configuration, mean (min-max over seeds) of
-    ``task`` at ``eval_len`` in ``region``; the configurations side by side."""
+    ``task`` at ``eval_len`` in ``region``; the configurations side by side.
+
+    Parameters
+    ----------
+    records : list of dict
+        Study records of one or more configurations (`run_study`, `load_study`).
+    task : str
+        The task.
+    eval_len : int
+        The evaluation length.
+    region : {"unseen", "all"}
+        The query positions counted.
+    digits : int
+        Decimals shown.
+
+    Returns
+    -------
+    str
+        The table: a heading line, a header, a row per scheme; "cannot run" where a scheme
+        cannot run at ``eval_len``, "not run" where a configuration has no such record.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import posenc_lib
+    >>> study = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "study"
+    >>> records, curves, extension = load_study(study)
+    >>> print(compare_configs(records, "lookback-3"))
+    lookback-3, unseen positions at L=256: mean (min-max) over seeds
+    scheme                4x8+mlp             1x32   2L-4x8+mlp+bos
+    none         0.09 (0.09-0.10) 0.10 (0.10-0.10) 0.07 (0.07-0.09)
+    sinusoidal   0.14 (0.10-0.16) 0.15 (0.11-0.19) 0.15 (0.12-0.16)
+    learned            cannot run       cannot run       cannot run
+    rope         0.10 (0.10-0.10) 0.21 (0.19-0.22) 0.11 (0.10-0.11)
+    alibi        0.29 (0.28-0.33) 0.11 (0.11-0.12) 0.27 (0.25-0.28)
+    t5           0.76 (0.73-0.79) 0.91 (0.87-0.93) 0.61 (0.56-0.64)
+    """
     configs = _names(records, "config")
     schemes = _names(select(records, task=task, region=None), "scheme")
     summaries = {c: summarize(records, config=c, region=region) for c in configs}
@@ -568,6 +1012,23 @@ def position_curves(curves, task, *, config=DEFAULT_CONFIG, bin_width=8):
     Returns {scheme: (centres, mean, min, max)}: ``centres`` the middle query position of each
     bin of ``bin_width`` positions; mean, min and max over seeds of each bin's value (correct
     predictions / targets, or summed loss / targets).
+
+    Parameters
+    ----------
+    curves : list of dict
+        Per-position records (curves.json, `load_study`).
+    task : str
+        The task.
+    config : str
+        The configuration.
+    bin_width : int
+        Query positions per bin; positions past the last whole bin are left out.
+
+    Returns
+    -------
+    dict
+        {scheme: (centres, mean, min, max)}, four 1-D arrays of one value per bin, for every
+        scheme with a curve (NaN in a bin without targets).
 
     Examples
     --------
@@ -597,7 +1058,36 @@ def position_curves(curves, task, *, config=DEFAULT_CONFIG, bin_width=8):
 
 def extension_variants(config, factor):
     """The RoPE model's configuration four ways for ``factor`` x its training length: plain
-    extrapolation, position interpolation, NTK-aware scaling and YaRN."""
+    extrapolation, position interpolation, NTK-aware scaling and YaRN.
+
+    Parameters
+    ----------
+    config : ModelConfig
+        A RoPE model (``scheme="rope"``).
+    factor : float
+        The new context length over the training length.
+
+    Returns
+    -------
+    dict of ModelConfig
+        "plain" (``config`` itself), "interpolation", "ntk" and "yarn".
+
+    Raises
+    ------
+    ValueError
+        If ``config`` is not a RoPE model.
+
+    Examples
+    --------
+    >>> config = make_config(TASKS["lookback-3"](), "rope")
+    >>> variants = extension_variants(config, 4)
+    >>> list(variants)
+    ['plain', 'interpolation', 'ntk', 'yarn']
+    >>> variants["interpolation"].rope_positions_scale, variants["yarn"].yarn_scale
+    (4.0, 4.0)
+    >>> variants["ntk"].base > config.base
+    True
+    """
     if config.scheme != "rope":
         raise ValueError(f"extension_variants: needs a RoPE model, got scheme {config.scheme!r}")
     factor = float(factor)
@@ -626,6 +1116,47 @@ def context_extension_records(
 
     Returns records {task, scheme, config, seed, train_len, eval_len, method, stage ("before"
     or "after"), finetune_steps, region, metric, value}.
+
+    Parameters
+    ----------
+    result : TrainResult
+        A trained RoPE model (`~posenc_lib.model.train`).
+    task : Task
+        The task it was trained on.
+    factor : float
+        The evaluation length over the training length.
+    finetune_steps : int
+        Adam steps of the fine-tune at the evaluation length.
+    finetune_batch : int
+        Sequences per fine-tuning step.
+    seed : int
+        Seeds the fine-tuning batches; recorded as "seed".
+    config_name : str, optional
+        Recorded as "config".
+    methods : sequence of str
+        Names in `EXTENSION_METHODS`.
+    n_tokens : int
+        Predictions scored at the evaluation length.
+
+    Returns
+    -------
+    list of dict
+        Method by method, stage "before" then "after", region "all" then "unseen".
+
+    Examples
+    --------
+    >>> from posenc_lib.model import train
+    >>> task = TASKS["lookback-3"]()
+    >>> config = make_config(task, "rope", train_len=8)
+    >>> result = train(config, task, steps=2, batch_size=2, length=8, progress=False)
+    >>> records = context_extension_records(result, task, factor=2, finetune_steps=1,
+    ...                                     finetune_batch=2, methods=["plain", "yarn"],
+    ...                                     n_tokens=64)
+    >>> [(r["method"], r["stage"], r["region"]) for r in records][:4]
+    [('plain', 'before', 'all'), ('plain', 'before', 'unseen'),
+     ('plain', 'after', 'all'), ('plain', 'after', 'unseen')]
+    >>> len(records), {r["eval_len"] for r in records}
+    (8, {16})
     """
     config = result.config
     variants = extension_variants(config, factor)
@@ -674,6 +1205,37 @@ def context_extension(result, task, *, factor=4, finetune_steps=40, finetune_bat
     interpolation, NTK-aware scaling, YaRN), before and after a short fine-tune at that length.
 
     Returns {method: {"before": value, "after": value}} over all positions.
+
+    Parameters
+    ----------
+    result : TrainResult
+        A trained RoPE model (`~posenc_lib.model.train`).
+    task : Task
+        The task it was trained on.
+    factor : float
+        The evaluation length over the training length.
+    finetune_steps : int
+        Adam steps of each fine-tune at the evaluation length.
+    finetune_batch : int
+        Sequences per fine-tuning step.
+    seed : int
+        Seeds the fine-tuning batches.
+
+    Returns
+    -------
+    dict
+        {method: {"before": value, "after": value}} for "plain", "interpolation", "ntk" and
+        "yarn".
+
+    Examples
+    --------
+    >>> from posenc_lib.model import train
+    >>> task = TASKS["lookback-3"]()
+    >>> config = make_config(task, "rope", train_len=8)
+    >>> result = train(config, task, steps=2, batch_size=2, length=8, progress=False)
+    >>> values = context_extension(result, task, finetune_steps=1, finetune_batch=2)
+    >>> list(values), list(values["yarn"])
+    (['plain', 'interpolation', 'ntk', 'yarn'], ['before', 'after'])
     """
     rows = context_extension_records(
         result,
@@ -690,7 +1252,34 @@ def context_extension(result, task, *, factor=4, finetune_steps=40, finetune_bat
 
 
 def extension_summary(records, task, *, config=DEFAULT_CONFIG, region="unseen"):
-    """{(method, stage): (mean, min, max) over seeds} of context-extension records."""
+    """{(method, stage): (mean, min, max) over seeds} of context-extension records.
+
+    Parameters
+    ----------
+    records : list of dict
+        Context-extension records (extension.json, `load_study`).
+    task : str
+        The task.
+    config : str
+        The configuration.
+    region : {"unseen", "all"}
+        The query positions counted.
+
+    Returns
+    -------
+    dict
+        {(method, stage): (mean, min, max)} of floats over the seeds.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import posenc_lib
+    >>> study = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "study"
+    >>> records, curves, extension = load_study(study)
+    >>> summary = extension_summary(extension, "lookback-3")
+    >>> len(summary), [round(v, 2) for v in summary["ntk", "after"]]
+    (8, [0.66, 0.6, 0.74])
+    """
     groups = {}
     for r in select(records, task=task, config=config, region=region):
         groups.setdefault((r["method"], r["stage"]), []).append(r["value"])
@@ -700,7 +1289,40 @@ def extension_summary(records, task, *, config=DEFAULT_CONFIG, region="unseen"):
 
 
 def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", digits=2):
-    """Text: one row per method, mean (min-max over seeds) before and after fine-tuning."""
+    """Text: one row per method, mean (min-max over seeds) before and after fine-tuning.
+
+    Parameters
+    ----------
+    records : list of dict
+        Context-extension records (extension.json, `load_study`).
+    task : str
+        The task.
+    config : str
+        The configuration.
+    region : {"unseen", "all"}
+        The query positions counted.
+    digits : int
+        Decimals shown.
+
+    Returns
+    -------
+    str
+        The table: a heading line, a header, a row per method.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import posenc_lib
+    >>> study = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "study"
+    >>> records, curves, extension = load_study(study)
+    >>> print(extension_table(extension, "lookback-3"))
+    lookback-3, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 3 seeds
+    method                   before   after 40 steps
+    plain          0.14 (0.14-0.15) 0.47 (0.36-0.63)
+    interpolation  0.06 (0.06-0.06) 0.06 (0.06-0.07)
+    ntk            0.37 (0.36-0.38) 0.66 (0.60-0.74)
+    yarn           0.06 (0.06-0.07) 0.06 (0.06-0.07)
+    """
     summary = extension_summary(records, task, config=config, region=region)
     rows = select(records, task=task, config=config, region=region)
     steps = rows[0]["finetune_steps"]
@@ -721,6 +1343,45 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
 
 
 def main(argv=None):
+    """Run the sweep from the command line: ``python -m posenc_lib.experiments --out DIR``.
+
+    Writes the files of `run_sweep` and results.png under DIR, and prints a `results_table` per
+    configuration. Ctrl-C stops the sweep, keeps the finished models and says how to continue.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: the command line's); ``--help`` lists them.
+
+    Returns
+    -------
+    None
+        The results are the files written.
+
+    Raises
+    ------
+    SystemExit
+        With status 130 when interrupted, and 2 for arguments it cannot parse.
+
+    Examples
+    --------
+    A seconds-long smoke run (``--tiny``: one task, three schemes, five steps):
+
+    >>> import contextlib
+    >>> import io
+    >>> import tempfile
+    >>> import matplotlib.pyplot as plt
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with contextlib.redirect_stdout(io.StringIO()) as printed:
+    ...         main(["--out", tmp, "--tiny", "--workers", "1", "--no-progress"])
+    ...     files = sorted(p.name for p in Path(tmp).iterdir())
+    >>> files
+    ['curves.json', 'extension.json', 'progress.jsonl', 'results.json', 'results.png']
+    >>> printed.getvalue().splitlines()[0]
+    'configuration 4x8+mlp; mean (min-max) over 1 seed; trained at L=8'
+    >>> plt.close("all")
+    """
     parser = argparse.ArgumentParser(
         prog="python -m posenc_lib.experiments", description=__doc__.split("\n\n")[0]
     )

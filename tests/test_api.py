@@ -36,10 +36,8 @@ def test_the_classes_a_chapter_teaches_import_from_the_package():
     assert T5RelativeBias(2, bidirectional=False).table.shape[0] == 2
 
 
-# experiments.py was written alongside the docstring rules; its docstrings get their numpydoc
-# sections in issue 21 (see pyproject.toml's per-file-ignores). _checks is internal.
+# _checks is internal: its helpers are documented for maintainers, not learners.
 UNSECTIONED_MODULES = {
-    "posenc_lib.experiments",
     "posenc_lib._checks",
 }
 
