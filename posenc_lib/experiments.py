@@ -1,5 +1,6 @@
-"""Train short, test long: every position scheme trained at one length and measured at longer
-ones, in several model configurations and seeds (chapter 6).
+"""Train short, test long: every position scheme trained at one length, measured at longer ones.
+
+Chapter 6's study, in several model configurations and seeds.
 
     python -m posenc_lib.experiments --quick --out results/     # 18 models, about a minute
     python -m posenc_lib.experiments --out notebooks/data/study  # the committed sweep
@@ -13,7 +14,8 @@ are done it writes, under DIR:
   there is no "unseen" record at eval_len == train_len). ``value`` is null where a scheme cannot
   run at that length (a learned table shorter than eval_len).
 - curves.json: per-position results at the longest evaluation length, one record per model
-  with ``totals`` and ``counts`` per query position (``totals / counts`` is the curve).
+  that can run that long (a learned table cannot), with ``totals`` and ``counts`` per query
+  position (``totals / counts`` is the curve).
 - extension.json: context extension of the RoPE models (plain, interpolation, NTK, YaRN),
   before and after a short fine-tune at 4 x the training length.
 - results.png: the unseen-region results, one panel per task.
@@ -67,7 +69,7 @@ _BLAS_THREAD_VARIABLES = (
 
 
 def make_config(task, scheme, config=DEFAULT_CONFIG, *, train_len=32):
-    """The ModelConfig of one study model: a named configuration for ``task`` and ``scheme``.
+    """Return the ModelConfig of one study model: a named configuration for ``task``, ``scheme``.
 
     ``config`` is a name in `CONFIGS` or a dict of ModelConfig fields.
 
@@ -102,7 +104,7 @@ def _config_name(config):
 
 
 def _records(job, scored, metric):
-    """The region records of one model from its per-length (totals, counts)."""
+    """Return the region records of one model from its per-length (totals, counts)."""
     out = []
     base = {k: job[k] for k in ("task", "scheme", "config", "seed", "train_len")}
     for length in job["eval_lens"]:
@@ -289,8 +291,10 @@ def _job_key(job):
 
 @contextmanager
 def _one_blas_thread():
-    """Set the BLAS thread variables to 1 while worker processes start (they read them when
-    numpy loads), then restore this process's environment."""
+    """Set the BLAS thread variables to 1 while worker processes start, then restore them.
+
+    A worker reads them when numpy loads; this process's environment is left as it was.
+    """
     saved = {name: os.environ.get(name) for name in _BLAS_THREAD_VARIABLES}
     os.environ.update(dict.fromkeys(_BLAS_THREAD_VARIABLES, "1"))
     try:
@@ -304,7 +308,7 @@ def _one_blas_thread():
 
 
 def worker_pool(workers):
-    """A pool of ``workers`` fresh ("spawn") processes, each limited to one BLAS thread.
+    """Start a pool of ``workers`` fresh ("spawn") processes, each limited to one BLAS thread.
 
     Fresh processes load numpy after the thread variables are set (a forked worker would
     inherit this process's BLAS, already started with one thread per core).
@@ -337,7 +341,7 @@ def worker_pool(workers):
 
 
 def _worker_blas_setting(_=None):
-    """The BLAS thread variables a worker process sees (for tests)."""
+    """Return the BLAS thread variables a worker process sees (for tests)."""
     return {name: os.environ.get(name) for name in _BLAS_THREAD_VARIABLES}
 
 
@@ -371,7 +375,9 @@ def study_jobs(
     n_tokens=EVAL_TOKENS,
     extension=False,
 ):
-    """The jobs of a study, task x config x scheme x seed in that order (see `train_and_measure`).
+    """List the jobs of a study: task x config x scheme x seed in that order.
+
+    Each job is what `train_and_measure` takes.
 
     Parameters
     ----------
@@ -616,8 +622,9 @@ def run_study(
 
 
 def run_sweep(out, *, workers=2, progress=True, fresh=False, **study):
-    """The full study (every task, scheme and configuration, `SEEDS`, context extension of the
-    RoPE models), resumable, written to the directory ``out`` (see the module docstring).
+    """Run the full study, resumably, into the directory ``out`` (see the module docstring).
+
+    Every task, scheme and configuration, `SEEDS`, and the context extension of the RoPE models.
 
     ``study`` overrides `study_jobs` arguments. Returns {"results", "curves", "extension":
     path written}.
@@ -681,12 +688,12 @@ def run_sweep(out, *, workers=2, progress=True, fresh=False, **study):
 
 
 def _json_lines(rows):
-    """A JSON list with one record per line: readable diffs, small files."""
+    """Return a JSON list with one record per line: readable diffs, small files."""
     return "[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n" if rows else "[]\n"
 
 
 def load_study(directory):
-    """(records, curves, extension records) from a directory `run_sweep` wrote.
+    """Read (records, curves, extension records) from a directory `run_sweep` wrote.
 
     Parameters
     ----------
@@ -729,7 +736,7 @@ def load_study(directory):
 
 
 def select(records, **criteria):
-    """The records matching every ``key=value`` given (a value of None matches anything).
+    """Return the records matching every ``key=value`` given (a value of None matches anything).
 
     Records written before regions and configurations existed count as region "all".
 
@@ -815,8 +822,9 @@ def summarize(records, *, region="all", config=None):
 
 
 def extrapolation_gap(records, task, scheme, *, config=None, region="all"):
-    """Mean value at the longest evaluation length (in ``region``) minus the mean value at the
-    training length (None if the scheme cannot run that long). Negative accuracy gaps and
+    """Return the mean at the longest evaluation length minus the mean at the training length.
+
+    Both in ``region``; None if the scheme cannot run that long. Negative accuracy gaps and
     positive loss gaps mean the model got worse on longer inputs.
 
     Parameters
@@ -840,7 +848,9 @@ def extrapolation_gap(records, task, scheme, *, config=None, region="all"):
     Raises
     ------
     ValueError
-        If the records of ``task`` hold several configurations and ``config`` is None.
+        If the records of ``task`` hold several configurations and ``config`` is None, or if
+        there are no records in ``region`` at the longest length (an unseen region when no
+        length goes beyond the training length).
 
     Examples
     --------
@@ -855,6 +865,11 @@ def extrapolation_gap(records, task, scheme, *, config=None, region="all"):
     longest = max(r["eval_len"] for r in rows)
     at_train = [r["value"] for r in select(rows, eval_len=train_len, region="all")]
     at_longest = [r["value"] for r in select(rows, eval_len=longest, region=region)]
+    if not at_longest:  # region "unseen" where the longest length is the training length
+        raise ValueError(
+            f"extrapolation_gap: no {region!r} records of {task!r}, {scheme!r} at eval_len="
+            f"{longest} (an unseen region needs an evaluation length beyond train_len={train_len})"
+        )
     if any(v is None for v in at_train + at_longest):
         return None
     return float(np.mean(at_longest) - np.mean(at_train))
@@ -865,6 +880,11 @@ def _names(records, key):
 
 
 _MISSING = object()
+
+
+def _cell_width(digits):
+    """Columns for a `_cell` and the space before it: "m.mm (m.mm-m.mm)" at any ``digits``."""
+    return max(9 + 4 * digits, 11 + 3 * digits)
 
 
 def _cell(value, digits=2):
@@ -916,9 +936,10 @@ def results_table(records, *, config=None, region="unseen", digits=2):
     >>> lines = results_table(records, config="4x8+mlp").splitlines()
     >>> print(lines[0])
     configuration 4x8+mlp; mean (min-max) over 3 seeds; trained at L=32
-    >>> for line in lines[2:9]:
+    >>> for line in lines[2:10]:
     ...     print(line)
-    lookback-3 (accuracy)   L=32 (trained)      L=64 unseen     L=128 unseen     L=256 unseen
+    lookback-3 (accuracy)
+      scheme        L=32 (trained)      L=64 unseen     L=128 unseen     L=256 unseen
       none         0.21 (0.20-0.21) 0.12 (0.11-0.13) 0.10 (0.10-0.11) 0.09 (0.09-0.10)
       sinusoidal   1.00 (1.00-1.00) 0.23 (0.17-0.29) 0.17 (0.12-0.22) 0.14 (0.10-0.16)
       learned      1.00 (1.00-1.00)       cannot run       cannot run       cannot run
@@ -933,17 +954,15 @@ def results_table(records, *, config=None, region="unseen", digits=2):
     lengths = sorted({r["eval_len"] for r in rows})
     seeds = len({r["seed"] for r in rows})
     metric = {r["task"]: r["metric"] for r in rows}
-    width = 9 + 2 * digits * 2
     label = {n: f"L={n}" + (" (trained)" if n == train_len else f" {region}") for n in lengths}
+    width = max(_cell_width(digits), *(len(text) + 1 for text in label.values()))
     lines = [
         f"configuration {config or '(one)'}; mean (min-max) over {seeds} seed"
         f"{'s' if seeds > 1 else ''}; trained at L={train_len}"
     ]
     for task in _names(rows, "task"):
-        lines.append("")
-        lines.append(
-            f"{task} ({metric[task]})".ljust(14) + "".join(f"{label[n]:>{width}}" for n in lengths)
-        )
+        lines += ["", f"{task} ({metric[task]})"]
+        lines.append(f"  {'scheme':<12}" + "".join(f"{label[n]:>{width}}" for n in lengths))
         for scheme in _names(rows, "scheme"):
             cells = [
                 (everywhere if n == train_len else region_summary).get((task, scheme, n), _MISSING)
@@ -954,8 +973,10 @@ def results_table(records, *, config=None, region="unseen", digits=2):
 
 
 def compare_configs(records, task, *, eval_len=256, region="unseen", digits=2):
-    """Text: one row per scheme, one column per configuration, mean (min-max over seeds) of
-    ``task`` at ``eval_len`` in ``region``; the configurations side by side.
+    """Return a text table with the configurations side by side.
+
+    One row per scheme, one column per configuration: mean (min-max over seeds) of ``task`` at
+    ``eval_len`` in ``region``.
 
     Parameters
     ----------
@@ -995,7 +1016,7 @@ def compare_configs(records, task, *, eval_len=256, region="unseen", digits=2):
     configs = _names(records, "config")
     schemes = _names(select(records, task=task, region=None), "scheme")
     summaries = {c: summarize(records, config=c, region=region) for c in configs}
-    width = max(9 + 2 * digits * 2, max(len(c) for c in configs) + 2)
+    width = max(_cell_width(digits), max(len(c) for c in configs) + 2)
     lines = [
         f"{task}, {region} positions at L={eval_len}: mean (min-max) over seeds",
         f"{'scheme':<12}" + "".join(f"{c:>{width}}" for c in configs),
@@ -1057,8 +1078,9 @@ def position_curves(curves, task, *, config=DEFAULT_CONFIG, bin_width=8):
 
 
 def extension_variants(config, factor):
-    """The RoPE model's configuration four ways for ``factor`` x its training length: plain
-    extrapolation, position interpolation, NTK-aware scaling and YaRN.
+    """Return the RoPE model's configuration four ways for ``factor`` x its training length.
+
+    Plain extrapolation, position interpolation, NTK-aware scaling and YaRN.
 
     Parameters
     ----------
@@ -1111,8 +1133,9 @@ def context_extension_records(
     methods=EXTENSION_METHODS,
     n_tokens=EVAL_TOKENS,
 ):
-    """A trained RoPE model evaluated at ``factor`` x its training length by every method, before
-    and after a short fine-tune at that length; regions "all" and "unseen".
+    """Evaluate a trained RoPE model at ``factor`` x its training length by every method.
+
+    Before and after a short fine-tune at that length; regions "all" and "unseen".
 
     Returns records {task, scheme, config, seed, train_len, eval_len, method, stage ("before"
     or "after"), finetune_steps, region, metric, value}.
@@ -1173,7 +1196,9 @@ def context_extension_records(
     }
     out = []
     for method in methods:
-        variant = variants[check_choice("context_extension", "method", method, EXTENSION_METHODS)]
+        variant = variants[
+            check_choice("context_extension_records", "method", method, EXTENSION_METHODS)
+        ]
         tuned = train(
             variant,
             task,
@@ -1201,8 +1226,10 @@ def context_extension_records(
 
 
 def context_extension(result, task, *, factor=4, finetune_steps=40, finetune_batch=8, seed=0):
-    """A trained RoPE model evaluated at ``factor`` x its training length four ways (plain,
-    interpolation, NTK-aware scaling, YaRN), before and after a short fine-tune at that length.
+    """Evaluate a trained RoPE model at ``factor`` x its training length four ways.
+
+    Plain, interpolation, NTK-aware scaling and YaRN, before and after a short fine-tune at that
+    length.
 
     Returns {method: {"before": value, "after": value}} over all positions.
 
@@ -1252,7 +1279,7 @@ def context_extension(result, task, *, factor=4, finetune_steps=40, finetune_bat
 
 
 def extension_summary(records, task, *, config=DEFAULT_CONFIG, region="unseen"):
-    """{(method, stage): (mean, min, max) over seeds} of context-extension records.
+    """Summarize context-extension records: {(method, stage): (mean, min, max) over seeds}.
 
     Parameters
     ----------
@@ -1326,7 +1353,7 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
     summary = extension_summary(records, task, config=config, region=region)
     rows = select(records, task=task, config=config, region=region)
     steps = rows[0]["finetune_steps"]
-    width = 9 + 2 * digits * 2
+    width = _cell_width(digits)
     lines = [
         f"{task}, configuration {config}, length {rows[0]['eval_len']} "
         f"(trained at {rows[0]['train_len']}), {region} positions, "

@@ -41,7 +41,7 @@ import numpy as np
 
 from ._checks import check_choice, check_int
 from .corpus import NAME, load_corpus, text_task
-from .experiments import _json_lines, run_jobs, select
+from .experiments import _cell_width, _json_lines, run_jobs, select
 from .model import SCHEMES, ModelConfig, forward, train
 from .tasks import IGNORE
 
@@ -810,8 +810,8 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
     train_len = rows[0]["train_len"]
     lengths = sorted({r["eval_len"] for r in rows})
     seeds = len({r["seed"] for r in rows})
-    width = max(9 + 4 * digits, 11 + 3 * digits)  # a space before "m.mm (m.mm-m.mm)" at any digits
     label = {n: f"{n // train_len}L = {n}" if n != train_len else f"L = {n}" for n in lengths}
+    width = max(_cell_width(digits), *(len(text) + 1 for text in label.values()))
     lines = [
         f"bits per character, {MODE_NAMES[mode]}, "
         f"mean (min-max) over {seeds} seed{'s' if seeds > 1 else ''}",

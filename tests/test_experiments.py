@@ -1,8 +1,10 @@
+
 """The study: record schema (regions, configurations), per-position curves, resumable sweeps,
 one BLAS thread per worker, results independent of the worker count, the command line."""
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -185,6 +187,9 @@ def test_summaries_pick_a_region_and_insist_on_one_configuration():
     assert extrapolation_gap(records, "t", "s", config="a", region="unseen") == pytest.approx(-0.6)
     with pytest.raises(ValueError, match="region must be one of 'all', 'unseen', got 'late'"):
         summarize(records, config="a", region="late")
+    only_train_len = [record(seed=s) for s in (0, 1)]  # no length beyond training: no unseen
+    with pytest.raises(ValueError, match="extrapolation_gap: no 'unseen' records of 't', 's' at"):
+        extrapolation_gap(only_train_len, "t", "s", region="unseen")
 
 
 def test_old_records_without_regions_still_summarise():
@@ -208,6 +213,22 @@ def test_the_table_leads_with_unseen_positions_and_shows_the_seed_range():
     text = results_table(records)
     assert "L=32 (trained)" in text and "L=64 unseen" in text
     assert "0.95 (0.90-1.00)" in text and "0.25 (0.20-0.30)" in text and "0.60" not in text
+
+
+def test_table_columns_line_up_under_their_lengths_whatever_the_task_name_or_digits():
+    records = [
+        record(task=task, seed=s, eval_len=n, region=region, value=0.5)
+        for task in ("t", "a-much-longer-task-name")
+        for s in (0, 1)
+        for n, region in ((32, "all"), (64, "all"), (64, "unseen"))
+    ]
+    for digits in (0, 1, 2, 3):
+        blocks = results_table(records, digits=digits).split("\n\n")[1:]
+        for block in blocks:
+            heading, header, *rows = block.splitlines()
+            assert heading.endswith("(accuracy)")
+            assert {len(line) for line in rows} == {len(header)}  # right edges align
+            assert all(re.search(r"\d\)\S", row) is None for row in rows)  # cells stand apart
 
 
 def test_position_curves_bin_positions_and_spread_over_seeds():
