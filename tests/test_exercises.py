@@ -8,6 +8,7 @@ import math
 import re
 import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from posenc_lib import (
     softmax,
     wavelengths,
 )
+from posenc_lib.corpus import bits_per_char
 from posenc_lib.exercises import (
     ChoiceExercise,
     Feedback,
@@ -36,6 +38,8 @@ from posenc_lib.exercises import (
 )
 from posenc_lib.exercises._core import _fmt_pair, compare_arrays
 from posenc_lib.learned import LearnedPositions, cosine_similarity
+from posenc_lib.realtext import MODES, load_sweep, windows
+from posenc_lib.realtext import summarize as summarize_text
 from posenc_lib.tasks import lookback
 
 EXERCISES = list(all_exercises())
@@ -546,14 +550,15 @@ def test_a_mistake_that_cannot_be_computed_for_an_answer_does_not_match():
 
 # -- the quiz ------------------------------------------------------------------------------------
 
+ROOT = Path(__file__).resolve().parents[1]
 QUIZ = {q.name: q for q in ch08.QUESTIONS}
 
 
-def test_the_quiz_covers_chapters_01_to_06_and_mostly_asks_to_predict_or_reason():
+def test_the_quiz_covers_chapters_01_to_07_and_mostly_asks_to_predict_or_reason():
     questions = ch08.QUESTIONS
     assert len(QUIZ) == len(questions) >= 16
     per_chapter = Counter(q.chapter for q in questions)
-    assert all(per_chapter[f"{n:02d}"] >= 2 for n in range(1, 7)), per_chapter
+    assert all(per_chapter[f"{n:02d}"] >= 2 for n in range(1, 8)), per_chapter
     kinds = Counter(q.kind for q in questions)
     assert set(kinds) <= set(ch08.KINDS)
     assert kinds["predict"] + kinds["reason"] >= len(questions) / 2, kinds
@@ -795,6 +800,40 @@ def _():
 def _():
     assert _middle_change(bias=alibi_bias(3, 4)[0]) < 1e-12
     return "No:"
+
+
+@evidence("bits")
+def _():
+    bits = bits_per_char(1.9)
+    assert bits == pytest.approx(1.9 / math.log(2))
+    assert math.exp(1.9) == pytest.approx(6.69, abs=0.005)  # the perplexity, a wrong option
+    return f"{bits:.2f}"
+
+
+@evidence("chunk_starts")
+def _():
+    ids = np.arange(4096)
+    starved = {}
+    for length in (64, 128):
+        tokens, targets = windows(ids, length, "nonoverlapping", n_scored=1024, start=1024)
+        starved[length] = targets[:, :3].size  # the first three characters of every chunk
+        scored = np.sort(targets[targets >= 0])
+        np.testing.assert_array_equal(scored, np.arange(1025, 2049))  # the same characters
+    assert starved[128] * 2 == starved[64]
+    return "Fewer characters start"
+
+
+@evidence("modes")
+def _():
+    ids = np.arange(4096)
+    for mode, unseen_share in (("nonoverlapping", 0.5), ("sliding", 1.0)):
+        _, targets = windows(ids, 128, mode, n_scored=1024, start=1024)
+        positions = np.nonzero(targets >= 0)[1]
+        assert np.mean(positions >= 64) == unseen_share  # positions training never showed
+    records, _ = load_sweep(ROOT / "notebooks" / "data" / "realtext")
+    chunks, sliding = (summarize_text(records, mode=m)["sinusoidal", 128][0] for m in MODES)
+    assert chunks < sliding
+    return "Non-overlapping"
 
 
 def test_every_quiz_question_has_its_own_evidence():

@@ -3,7 +3,8 @@
 Each question is data: a prompt, labelled options, the right one, an explanation for every option
 (right or wrong), a hint that points at the idea without naming the answer, the chapter it
 reviews and its kind: "predict" (what will happen if ...), "reason" (why does ...) or "recall".
-Questions about chapter 6 rest on the mechanisms the chapters explain, not on measured numbers.
+Questions about chapters 6 and 7 rest on the mechanisms the chapters explain, not on measured
+numbers.
 """
 
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ class QuizQuestion(ChoiceExercise):
     options, correct, labels
         As in `ChoiceExercise`.
     chapter : str
-        The chapter it reviews ("01" .. "06").
+        The chapter it reviews ("01" .. "08").
     kind : str
         What it asks for: one of `KINDS`.
 
@@ -563,6 +564,108 @@ QUESTIONS = [
         },
         "a",
         "RoPE scores depend on the difference of the positions the rotation uses.",
+    ),
+    # -- chapter 07: real text ------------------------------------------------------------------
+    _question(
+        "bits",
+        "07",
+        "reason",
+        "A character-level model's mean cross-entropy on validation text is 1.9 nats per "
+        "character. What is that in bits per character?",
+        {
+            "a": (
+                "1.9: nats and bits are two names for the same unit",
+                "No: a nat measures with the natural logarithm and a bit with the base-2 one; "
+                "one nat is 1 / ln 2, about 1.44 bits.",
+            ),
+            "b": (
+                "1.32",
+                "No: that is 1.9 x ln 2. Changing from nats to bits divides by ln 2, since "
+                "log2(x) = ln(x) / ln 2.",
+            ),
+            "c": (
+                "6.69",
+                "No: e^1.9 = 6.69 is the perplexity, the number of equally likely characters "
+                "the loss corresponds to, not a number of bits.",
+            ),
+            "d": (
+                "2.74",
+                "Right: bits = nats / ln 2 = 1.9 / 0.693 = 2.74 (chapter 7, section 3).",
+            ),
+        },
+        "d",
+        "A bit is a base-2 logarithm and a nat a natural one: how do you change the base of a "
+        "logarithm?",
+    ),
+    _question(
+        "chunk_starts",
+        "07",
+        "reason",
+        "You score a model on text in non-overlapping chunks and double the chunk length from 64 "
+        "to 128 characters. Its bits per character can fall a little even if it makes no use of "
+        "more than 64 characters of context. Why?",
+        {
+            "a": (
+                "More text before a character always helps, so it uses the longer context anyway",
+                "No: the question rules that out. And in chapter 7 it does not happen: in "
+                "sliding windows, where every scored character has at least 48 before it, "
+                "hundreds more characters of context did not lower ALiBi's bits per character.",
+            ),
+            "b": (
+                "Longer chunks hold easier text",
+                "No: both chunk lengths score exactly the same characters of the validation "
+                "text; only where the chunks are cut differs.",
+            ),
+            "c": (
+                "Fewer characters start a chunk with little or no context before them",
+                "Right: a chunk's first few characters are predicted almost blind (the "
+                "early-token curse of chapter 5), and chunks of 128 have half as many starts "
+                "per scored character as chunks of 64.",
+            ),
+            "d": (
+                "A longer chunk averages over more characters, which lowers the mean",
+                "No: averaging over more numbers does not by itself make a mean smaller; what "
+                "changes is at which positions of their chunks the characters sit.",
+            ),
+        },
+        "c",
+        "Which characters of a chunk have almost nothing before them, and how many such "
+        "characters are there in 1,024 scored ones at each chunk length?",
+    ),
+    _question(
+        "modes",
+        "07",
+        "predict",
+        "A model with sinusoidal positions, trained on 64-character windows, is scored at 128 "
+        "characters two ways: in non-overlapping chunks of 128, and in sliding windows of 128 "
+        "that advance by 32 and score only their last 32 characters. Which way gives it the "
+        "lower bits per character?",
+        {
+            "a": (
+                "Sliding windows: every scored character has a long stretch of text before it",
+                "No: they score only positions 96-127 of each window, all past the 64 positions "
+                "the model was trained on, which is where sinusoidal positions break.",
+            ),
+            "b": (
+                "Neither: every character is scored exactly once either way, so they tie",
+                "No: the same characters are scored, but at different positions of their "
+                "windows, and for this model the position decides.",
+            ),
+            "c": (
+                "Neither can run: 128 is past the training length",
+                "No: that is the learned table's wall. Sinusoidal vectors exist at every "
+                "position; what matters is whether training showed them.",
+            ),
+            "d": (
+                "Non-overlapping chunks",
+                "Right: half of each chunk's characters sit at positions 0-63, which training "
+                "showed; the sliding windows score only positions 96-127, none of which it did "
+                "(chapter 7, section 8).",
+            ),
+        },
+        "d",
+        "In each way of scoring, at which positions of its window does a scored character sit, "
+        "and which positions did training show the model?",
     ),
     # -- chapter 08: putting it together ---------------------------------------------------------
     _question(
