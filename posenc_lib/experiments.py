@@ -1369,6 +1369,104 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
 # -- command line ----------------------------------------------------------------------------
 
 
+def sweep_parser(prog, description, quick_help, *, seeds=SEEDS, steps=STEPS):
+    """Return the command-line parser both sweeps share (this module's and `realtext`'s).
+
+    Parameters
+    ----------
+    prog : str
+        How the command is run, e.g. ``"python -m posenc_lib.experiments"``.
+    description : str
+        The first line of ``--help``.
+    quick_help : str
+        What ``--quick`` runs.
+    seeds : tuple of int
+        The seeds of a full run: ``--seeds`` defaults to their number.
+    steps : int
+        The default of ``--steps``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Options ``--out`` (required), ``--quick``, ``--tiny``, ``--seeds``, ``--steps``,
+        ``--workers``, ``--fresh`` and ``--no-progress``; a sweep adds its own.
+
+    Examples
+    --------
+    >>> args = sweep_parser("sweep", "A sweep.", "seed 0").parse_args(["--out", "x", "--quick"])
+    >>> (str(args.out), args.quick, args.seeds, args.steps, args.fresh)
+    ('x', True, 3, 400, False)
+    """
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--out", type=Path, required=True, help="directory for the results")
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--tiny", action="store_true", help="a seconds-long smoke run (tests)")
+    parser.add_argument("--seeds", type=int, default=len(seeds), help="seeds 0 .. N-1")
+    parser.add_argument("--steps", type=int, default=steps, help="Adam steps per model")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="parallel processes, one BLAS thread each",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="discard DIR/progress.jsonl and start over"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def run_resumable(sweep, args, **options):
+    """Run ``sweep(args.out, ...)`` for the command line: Ctrl-C keeps the finished models.
+
+    Parameters
+    ----------
+    sweep : callable
+        `run_sweep` of this module or of `realtext`: ``sweep(out, *, workers, progress, fresh,
+        **options)``, which appends each finished model to ``out/progress.jsonl``.
+    args : argparse.Namespace
+        Parsed by a `sweep_parser`.
+    **options
+        The sweep's own settings (seeds, steps, ...).
+
+    Returns
+    -------
+    list of dict
+        The records of ``results.json``. On Ctrl-C it says how many models are kept and how to
+        continue, and exits with status 130 (no traceback).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> def interrupted(out, **kwargs):
+    ...     raise KeyboardInterrupt
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     args = sweep_parser("sweep", "A sweep.", "seed 0").parse_args(["--out", out])
+    ...     try:
+    ...         run_resumable(interrupted, args)
+    ...     except SystemExit as stop:
+    ...         print("exit status", stop.code)  # doctest: +ELLIPSIS
+    interrupted: 0 finished models are kept in ...progress.jsonl; run the same command again to continue
+    exit status 130
+    """
+    try:
+        paths = sweep(
+            args.out,
+            workers=args.workers,
+            progress=not args.no_progress,
+            fresh=args.fresh,
+            **options,
+        )
+    except KeyboardInterrupt:
+        done = len(_read_progress(args.out / "progress.jsonl"))
+        print(
+            f"interrupted: {done} finished models are kept in {args.out / 'progress.jsonl'}; "
+            "run the same command again to continue"
+        )
+        raise SystemExit(130) from None
+    return json.loads(paths["results"].read_text())
+
+
 def main(argv=None):
     """Run the sweep from the command line: ``python -m posenc_lib.experiments --out DIR``.
 
@@ -1409,29 +1507,12 @@ def main(argv=None):
     'configuration 4x8+mlp; mean (min-max) over 1 seed; trained at L=8'
     >>> plt.close("all")
     """
-    parser = argparse.ArgumentParser(
-        prog="python -m posenc_lib.experiments", description=__doc__.split("\n\n")[0]
+    parser = sweep_parser(
+        "python -m posenc_lib.experiments",
+        __doc__.split("\n\n")[0],
+        f"configuration {DEFAULT_CONFIG} only, seed 0, no context extension (18 models)",
     )
-    parser.add_argument("--out", type=Path, required=True, help="directory for the results")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"configuration {DEFAULT_CONFIG} only, seed 0, no context extension (18 models)",
-    )
-    parser.add_argument("--tiny", action="store_true", help="a seconds-long smoke run (tests)")
-    parser.add_argument("--seeds", type=int, default=len(SEEDS), help="seeds 0 .. N-1")
     parser.add_argument("--configs", nargs="+", choices=tuple(CONFIGS), default=None)
-    parser.add_argument("--steps", type=int, default=STEPS, help="Adam steps per model")
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=min(2, os.cpu_count() or 1),
-        help="parallel processes, one BLAS thread each",
-    )
-    parser.add_argument(
-        "--fresh", action="store_true", help="discard DIR/progress.jsonl and start over"
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     study = {"seeds": tuple(range(args.seeds)), "steps": args.steps}
     if args.configs:
@@ -1451,26 +1532,18 @@ def main(argv=None):
             extension=False,
         )
     start = time.perf_counter()
-    try:
-        paths = run_sweep(
-            args.out, workers=args.workers, progress=not args.no_progress, fresh=args.fresh, **study
-        )
-    except KeyboardInterrupt:
-        done = len(_read_progress(args.out / "progress.jsonl"))
-        print(
-            f"interrupted: {done} finished models are kept in {args.out / 'progress.jsonl'}; "
-            "run the same command again to continue"
-        )
-        raise SystemExit(130) from None
-    records = json.loads(paths["results"].read_text())
+    records = run_resumable(run_sweep, args, **study)
     import matplotlib
 
     matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     from .plots import plot_results
 
     configs = _names(records, "config")
     axes = plot_results(records, config=configs[0])
     axes[0].figure.savefig(args.out / "results.png", dpi=80)
+    plt.close(axes[0].figure)
     for config in configs:
         print(results_table(records, config=config))
         print()

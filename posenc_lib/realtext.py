@@ -30,10 +30,8 @@ runs its models in worker processes with one BLAS thread each. It writes, under 
 - results.png: the figure of the results.
 """
 
-import argparse
 import json
 import math
-import os
 import time
 from pathlib import Path
 
@@ -41,7 +39,7 @@ import numpy as np
 
 from ._checks import check_choice, check_int
 from .corpus import NAME, load_corpus, text_task
-from .experiments import _cell_width, _json_lines, run_jobs, select
+from .experiments import _cell_width, _json_lines, run_jobs, run_resumable, select, sweep_parser
 from .model import SCHEMES, ModelConfig, forward, train
 from .tasks import IGNORE
 
@@ -973,7 +971,8 @@ def main(argv=None):
     -------
     None
         Writes results.json, curves.json, progress.jsonl and results.png into ``--out`` and
-        prints the tables of both modes.
+        prints the tables of both modes. Ctrl-C stops the sweep, keeps the finished models and
+        says how to continue (exit status 130).
 
     Examples
     --------
@@ -993,24 +992,13 @@ def main(argv=None):
     >>> "cannot run" in printed.getvalue()  # the learned table at 16 characters
     True
     """
-    parser = argparse.ArgumentParser(
-        prog="python -m posenc_lib.realtext", description=__doc__.split("\n\n")[0]
+    parser = sweep_parser(
+        "python -m posenc_lib.realtext",
+        __doc__.split("\n\n")[0],
+        "seed 0 only (6 models)",
+        seeds=SEEDS,
+        steps=STEPS,
     )
-    parser.add_argument("--out", type=Path, required=True, help="directory for the results")
-    parser.add_argument("--quick", action="store_true", help="seed 0 only (6 models)")
-    parser.add_argument("--tiny", action="store_true", help="a seconds-long smoke run (tests)")
-    parser.add_argument("--seeds", type=int, default=len(SEEDS), help="seeds 0 .. N-1")
-    parser.add_argument("--steps", type=int, default=STEPS, help="Adam steps per model")
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=min(2, os.cpu_count() or 1),
-        help="parallel processes, one BLAS thread each",
-    )
-    parser.add_argument(
-        "--fresh", action="store_true", help="discard DIR/progress.jsonl and start over"
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     options = {"seeds": tuple(range(args.seeds)), "steps": args.steps}
     if args.quick:
@@ -1025,10 +1013,7 @@ def main(argv=None):
             n_scored=64,
         )
     start = time.perf_counter()
-    paths = run_sweep(
-        args.out, workers=args.workers, progress=not args.no_progress, fresh=args.fresh, **options
-    )
-    records = json.loads(paths["results"].read_text())
+    records = run_resumable(run_sweep, args, **options)
     import matplotlib
 
     matplotlib.use("Agg")
