@@ -1,4 +1,3 @@
-
 """The study: record schema (regions, configurations), per-position curves, resumable sweeps,
 one BLAS thread per worker, results independent of the worker count, the command line."""
 
