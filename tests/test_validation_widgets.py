@@ -16,6 +16,7 @@ CALLABLES = public_callables([_live, ch00, ch01, ch02, ch03, ch04, ch05, ch06])
 VALID = {
     "LiveFigure": {"figsize": (2, 2), "dpi": 40},
     "Explorer": {},
+    "StatusExplorer": {},
     "HelloSlider": {},
     "draw_order_comparison": {
         "axes": Figure().subplots(1, 3),

@@ -1,5 +1,8 @@
 """Widgets respond to their controls without a browser: setting a value changes the artists."""
 
+import io
+import re
+
 import numpy as np
 import pytest
 
@@ -270,3 +273,107 @@ def test_the_similarity_explorer_reports_the_curve_at_the_shift():
     assert w.marker.get_ydata()[0] == pytest.approx(
         similarity_by_distance(100, 128, pairs=slice(48, 64))
     )
+
+
+# -- snapshot_at: one static-twin image per call ---------------------------------------------------
+
+
+def test_snapshot_at_sets_the_controls_in_order_prints_the_status_and_returns_the_figure(capsys):
+    from PIL import Image
+
+    w = SinusoidalExplorer()  # d_model 16: positions 0 .. 4967
+    image = w.snapshot_at(d_model=64, position=8000, pair=12)  # d_model first widens the range
+    assert (w.d_model.value, w.position.value, w.pair.value) == (64, 8000, 12)
+    assert w.table.shape[1] == 64 and list(w.row_cursor.get_ydata()) == [8000, 8000]
+    assert capsys.readouterr().out == w.status.value + "\n"
+    assert w.status.value.startswith("p=8000, pair i=12 (columns 24, 25;")
+    shown = Image.open(io.BytesIO(image.data))
+    live = Image.open(io.BytesIO(bytes(w.live.image.value)))
+    assert shown.size == live.size == w.live.canvas.get_width_height()
+    w.snapshot_at()  # no controls: the figure as it stands
+    assert capsys.readouterr().out == w.status.value + "\n"
+
+
+def test_snapshot_at_refuses_an_unknown_control_naming_the_method_and_the_controls(capsys):
+    w = RopeExplorer()
+    with pytest.raises(TypeError) as error:
+        w.snapshot_at(m=50, q=1)
+    assert str(error.value) == (
+        "RopeExplorer.snapshot_at: q=1 names no control; the controls are m, n, pair"
+    )
+    assert w.m.value == 3, "a typo in any name changes nothing"
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize(
+    ("values", "error", "message"),
+    [
+        ({"position": 5000}, ValueError, "position must be in 0..4967, got 5000"),
+        ({"position": 3.5}, TypeError, "position must be an integer, got 3.5"),
+        ({"d_model": 48}, ValueError, "d_model must be one of 16, 32, 64, 128, got 48"),
+        ({"status": "hi"}, TypeError, "status='hi' names no control"),
+    ],
+)
+def test_snapshot_at_refuses_a_value_the_control_would_clip_or_round(values, error, message):
+    w = SinusoidalExplorer()
+    before = (w.position.value, w.d_model.value)
+    with pytest.raises(error, match=re.escape(f"SinusoidalExplorer.snapshot_at: {message}")):
+        w.snapshot_at(**values)
+    assert (w.position.value, w.d_model.value) == before
+
+
+def test_snapshot_at_names_the_control_when_it_refuses_a_value_of_the_wrong_type(order_explorer):
+    with pytest.raises(TypeError, match=r"^OrderExplorer\.snapshot_at: text_a cannot be 5: "):
+        order_explorer.snapshot_at(text_a=5)
+    with pytest.raises(TypeError, match=r"^OrderExplorer\.snapshot_at: causal must be True or"):
+        order_explorer.snapshot_at(causal=1)
+
+
+def value_widgets(widget):
+    """The widgets inside ``widget`` (a box, recursively) that a learner can set."""
+    import ipywidgets as widgets
+
+    if isinstance(widget, widgets.Box):
+        return [w for child in widget.children for w in value_widgets(child)]
+    shown_only = (widgets.Label, widgets.HTML, widgets.HTMLMath, widgets.Image)
+    return (
+        [widget]
+        if isinstance(widget, widgets.ValueWidget) and not isinstance(widget, shown_only)
+        else []
+    )
+
+
+def test_every_explorer_with_a_figure_and_a_status_line_offers_snapshot_at_over_its_controls():
+    from test_validation_widgets import VALID
+
+    import posenc_lib.widgets as module
+    from posenc_lib.exercises import ch08
+    from posenc_lib.widgets import Explorer, StatusExplorer
+
+    arguments = {**VALID, "Quiz": {"questions": ch08.QUESTIONS[:1]}}
+    explorers = [
+        name
+        for name in module.__all__
+        if isinstance(getattr(module, name), type)
+        and issubclass(getattr(module, name), Explorer)
+        and getattr(module, name) not in (Explorer, StatusExplorer)
+    ]
+    offering = set()
+    for name in explorers:
+        w = getattr(module, name)(**arguments[name])
+        if hasattr(w, "live") and hasattr(w, "status"):
+            offering.add(name)
+            assert isinstance(w, StatusExplorer), name
+            controls = {id(c) for c in w._controls().values()}
+            assert controls == {id(c) for c in value_widgets(w.box)}, name
+        else:
+            assert not isinstance(w, StatusExplorer), name
+    assert offering == {
+        "OrderExplorer",
+        "SinusoidalExplorer",
+        "SimilarityExplorer",
+        "RopeExplorer",
+        "AlibiExplorer",
+        "AttentionInspector",
+    }
+    assert set(explorers) - offering == {"HelloSlider", "FrameSlider", "Quiz"}

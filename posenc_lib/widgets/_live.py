@@ -1,13 +1,15 @@
-"""What every explorer shares: a fast matplotlib figure in a widget, the base class, sliders."""
+"""What every explorer shares: a fast matplotlib figure in a widget, the base classes, sliders."""
 
 import io
+import numbers
 
 import ipywidgets as widgets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
+from traitlets import TraitError  # ipywidgets' own dependency: its values are traits
 
-from .._checks import check_int, check_real, short
+from .._checks import check_bool, check_choice, check_int, check_real, short
 
 
 class LiveFigure:
@@ -115,6 +117,102 @@ class Explorer:
         from IPython.display import display
 
         display(self.box)
+
+
+class StatusExplorer(Explorer):
+    """An explorer with a live figure (``live``) and a status line under it (``status``).
+
+    Its controls are the widgets it keeps as attributes that take a learner's value (sliders,
+    dropdowns, checkboxes, text boxes), named as the attributes are. `snapshot_at` sets some of
+    them and returns the figure as a static image: one call per image of a notebook's static twin.
+    The explorers of chapters 01, 02, 04, 05 and 06 are StatusExplorers; chapter 00's
+    `HelloSlider` (a ``label``, no ``status``) and chapter 03's `FrameSlider` (no status line)
+    are not.
+
+    Examples
+    --------
+    >>> from posenc_lib.widgets import FrameSlider, SinusoidalExplorer
+    >>> issubclass(SinusoidalExplorer, StatusExplorer), issubclass(FrameSlider, StatusExplorer)
+    (True, False)
+    """
+
+    def _controls(self):
+        """Return the widgets that take a learner's value, by attribute name, in creation order."""
+        shown_only = (widgets.Label, widgets.HTML, widgets.HTMLMath, widgets.Image)
+        return {
+            name: value
+            for name, value in vars(self).items()
+            if isinstance(value, widgets.ValueWidget) and not isinstance(value, shown_only)
+        }
+
+    def snapshot_at(self, **values):
+        """Set controls, print the status line and return the figure as a static image.
+
+        The controls are set one at a time in the order given, each running its observer as a
+        slider move would, so a control that changes another's range goes first (``d_model``
+        before ``position`` in chapter 02). A name that is no control is refused before any is
+        set; a value the control would not keep as given (outside a slider's range, not among a
+        dropdown's options, 3.5 for an integer slider) is refused before it is set.
+
+        Parameters
+        ----------
+        **values
+            Control name -> its new value, e.g. ``m=103, n=107``.
+
+        Returns
+        -------
+        IPython.display.Image
+            The figure as it now stands (`LiveFigure.snapshot`): shown when it ends a cell.
+
+        Examples
+        --------
+        >>> from posenc_lib.widgets import RopeExplorer
+        >>> explorer = RopeExplorer()
+        >>> image = explorer.snapshot_at(m=103, n=107)
+        m=103, n=107, offset n-m=4: score = +1.618215  (pair 0 turns 1.0000 rad per position)
+        >>> (explorer.m.value, explorer.n.value), bytes(image.data[1:4])
+        ((103, 107), b'PNG')
+        >>> explorer.snapshot_at(k=4)
+        Traceback (most recent call last):
+        ...
+        TypeError: RopeExplorer.snapshot_at: k=4 names no control; the controls are m, n, pair
+        """
+        func = f"{type(self).__name__}.snapshot_at"
+        controls = self._controls()
+        for name, value in values.items():  # all checked before any is set: a typo changes nothing
+            if name not in controls:
+                raise TypeError(
+                    f"{func}: {name}={short(value)} names no control; "
+                    f"the controls are {', '.join(controls)}"
+                )
+        for name, value in values.items():
+            control = controls[name]
+            self._check_value(func, name, control, value)
+            try:
+                control.value = value
+            except TraitError as error:
+                raise TypeError(f"{func}: {name} cannot be {short(value)}: {error}") from None
+        print(self.status.value)
+        return self.live.snapshot()
+
+    @staticmethod
+    def _check_value(func, name, control, value):
+        """Refuse a value the control would not keep as given.
+
+        A dropdown's value must be one of its options; a checkbox's True or False; an integer
+        slider's an integer (it would round 3.5 to 3); a slider's inside its range (it would clip).
+        """
+        options = getattr(control, "options", None)
+        if options is not None:
+            allowed = [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
+            check_choice(func, name, value, allowed)
+        elif isinstance(control.value, bool):
+            check_bool(func, name, value)
+        elif isinstance(control.value, numbers.Integral):
+            check_int(func, name, value)
+        low, high = getattr(control, "min", None), getattr(control, "max", None)
+        if low is not None and isinstance(value, numbers.Real) and not low <= value <= high:
+            raise ValueError(f"{func}: {name} must be in {low}..{high}, got {short(value)}")
 
 
 def _slider(description, value, low, high, step=1, **kw):

@@ -8,7 +8,7 @@ from .._checks import check_array, check_int, short
 from ..attention import _check_weights
 from ..display import format_difference
 from ..word_order import OrderComparison, compare_orders, split_words
-from ._live import Explorer, LiveFigure
+from ._live import LiveFigure, StatusExplorer
 
 
 def draw_order_comparison(axes, comparison, title_a="sentence A", title_b="sentence B"):
@@ -104,7 +104,7 @@ def describe_comparison(comparison):
     return f"{tokens};  max |vector_A - vector_B| = {format_difference(comparison.pooled_gap)}"
 
 
-class OrderExplorer(Explorer):
+class OrderExplorer(StatusExplorer):
     """Compare two sentences through one attention layer.
 
     Type them (or shuffle the first), toggle positions and the causal mask, and watch both

@@ -13,10 +13,10 @@ from ..sinusoidal import (
     sinusoidal_positions,
     wavelengths,
 )
-from ._live import Explorer, LiveFigure, _slider
+from ._live import LiveFigure, StatusExplorer, _slider
 
 
-class SinusoidalExplorer(Explorer):
+class SinusoidalExplorer(StatusExplorer):
     """Chapter 2's explorer: sliders for position, pair, d_model and base.
 
     Top: the selected pair's clock (red), then eight clocks for evenly spaced pairs from the
@@ -206,7 +206,7 @@ class SinusoidalExplorer(Explorer):
         self._build()
 
 
-class SimilarityExplorer(Explorer):
+class SimilarityExplorer(StatusExplorer):
     """Chapter 2's second explorer: how similar two positions k apart are, for a band of pairs.
 
     The curve is PE[p] . PE[p + k] against the shift k (the same for every p), for all pairs or

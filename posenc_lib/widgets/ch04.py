@@ -6,10 +6,10 @@ import numpy as np
 from .. import plots
 from .._checks import check_even, check_int, check_real
 from ..rope import apply_rope, rope_frequencies, rope_wavelengths
-from ._live import Explorer, LiveFigure, _slider
+from ._live import LiveFigure, StatusExplorer, _slider
 
 
-class RopeExplorer(Explorer):
+class RopeExplorer(StatusExplorer):
     """Chapter 4: query position m, key position n and pair i.
 
     Left: pair i of q and k, drawn before (faint) and after rotation. Right: the score q_m . k_n

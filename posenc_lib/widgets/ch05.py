@@ -7,10 +7,10 @@ from .. import plots
 from .._checks import check_int
 from ..alibi import alibi_bias, alibi_slopes
 from ..attention import causal_mask, self_attention
-from ._live import Explorer, LiveFigure, _slider
+from ._live import LiveFigure, StatusExplorer, _slider
 
 
-class AlibiExplorer(Explorer):
+class AlibiExplorer(StatusExplorer):
     """Chapter 5: head (slope) and query position.
 
     Top: the bias -m·(i - j) over keys j <= i. Bottom: the attention weights over keys with and

@@ -6,10 +6,10 @@ import numpy as np
 from .. import plots
 from .._checks import check_int, short
 from ..tasks import has_target
-from ._live import Explorer, LiveFigure, _slider
+from ._live import LiveFigure, StatusExplorer, _slider
 
 
-class AttentionInspector(Explorer):
+class AttentionInspector(StatusExplorer):
     """Chapter 6: where each trained model attends, at every length.
 
     Pick a task, a scheme, an evaluation length and a head, and see where each query of one test
