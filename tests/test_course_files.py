@@ -85,6 +85,7 @@ def test_a_text_source_that_differs_from_its_notebook_fails_the_pair_check(tmp_p
 
     path = tmp_path / "x.ipynb"
     nbformat.write(tiny_notebook(), path)
+    before = [cell.id for cell in read(path).cells]
     jupytext.write(tiny_notebook(), nbtools.text_source(path), fmt="md:myst")
     assert nbtools.pair_problems(path) == []
     edited = tiny_notebook()
@@ -94,6 +95,8 @@ def test_a_text_source_that_differs_from_its_notebook_fails_the_pair_check(tmp_p
     assert nbtools.sync_from_text(path)
     assert nbtools.pair_problems(path) == []
     assert read(path).cells[2].outputs, "an unchanged cell keeps its outputs"
+    after = [cell.id for cell in read(path).cells]  # only the edited cell gets a new id
+    assert [a == b for a, b in zip(before, after, strict=True)] == [True, False, True]
     nbtools.text_source(path).unlink()
     assert "no text source" in nbtools.pair_problems(path)[0]
 

@@ -15,6 +15,7 @@ import argparse
 import json
 import re
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 import nbformat
@@ -153,6 +154,15 @@ def sync_from_text(path):
         if cell.cell_type == "code" and cell.source in old:
             cell.outputs = old[cell.source].get("outputs", [])
             cell.execution_count = old[cell.source].get("execution_count")
+    # jupytext gives every cell a new id; an unchanged cell keeps its old one, so that the
+    # notebook's diff shows only the cells that changed.
+    ids = defaultdict(list)
+    for cell in nb.cells:
+        if "id" in cell:
+            ids[cell.cell_type, cell.source].append(cell.id)
+    for cell in text.cells:
+        if ids[cell.cell_type, cell.source]:
+            cell.id = ids[cell.cell_type, cell.source].pop(0)
     nb.cells = text.cells
     nbformat.write(nb, path)
     return True
