@@ -180,6 +180,21 @@ def test_scaling_by_sqrt_d_model_lets_the_word_outweigh_the_position():
         assert round(cosine(dog + pe[1], man + pe[1]), 3) == same_position
 
 
+def test_one_pixel_row_of_the_explorer_table_covers_23_to_46_positions_that_average_out():
+    """02: the table's fastest columns repeat many times within the 23 to 46 positions one pixel row covers; their values average to about 0."""
+    from posenc_lib.widgets import SinusoidalExplorer
+
+    explorer = SinusoidalExplorer()
+    for d_model, expected in ((16, 23), (64, 46)):
+        explorer.d_model.value = d_model
+        explorer.live.fig.canvas.draw()
+        (image,) = [im for ax in explorer.live.fig.axes for im in ax.get_images()]
+        rows = image.get_array().shape[0] / image.axes.get_window_extent().height
+        assert int(rows) == expected
+        fastest = sinusoidal_positions(int(rows), d_model)[:, :2]  # pair 0: sine and cosine
+        assert np.all(np.abs(fastest.mean(axis=0)) < 0.1)
+
+
 # -- chapter 03: learned positions ------------------------------------------------------------------
 
 
@@ -255,6 +270,18 @@ def test_rope_scores_depend_only_on_the_offset():
     for m, n in [(103, 107), (5003, 5007)]:
         assert abs(score(m, n) - score(3, 7)) < 1e-9
     assert abs(score(7, 3) - score(3, 7)) > 1
+
+
+def test_the_explorer_score_cannot_be_read_off_pair_0_alone():
+    """04: at (3, 7) pair 0's arrows point 126 degrees apart, so pair 0 contributes -0.07, while the total is +1.618."""
+    from posenc_lib.widgets import RopeExplorer
+
+    explorer = RopeExplorer()
+    q, k = explorer.rotated(explorer.q, 3)[:2], explorer.rotated(explorer.k, 7)[:2]
+    angle = np.degrees(np.arccos(q @ k / np.linalg.norm(q) / np.linalg.norm(k)))
+    assert round(float(angle)) == 126
+    assert round(float(q @ k), 2) == -0.07
+    assert round(explorer.score(3, 7), 3) == 1.618
 
 
 def test_the_decay_bound_matches_the_paper_and_is_not_monotone():

@@ -586,7 +586,8 @@ QUESTIONS = [
             "c": (
                 "6.69",
                 "No: e^1.9 = 6.69 is the perplexity, the number of equally likely characters "
-                "the loss corresponds to, not a number of bits.",
+                "the loss corresponds to, not a number of bits. (That it equals chapter 7's "
+                "'knowing nothing' 6.69 bits, log2 103, is a coincidence.)",
             ),
             "d": (
                 "2.74",
@@ -629,8 +630,8 @@ QUESTIONS = [
             ),
         },
         "c",
-        "Which characters of a chunk have almost nothing before them, and how many such "
-        "characters are there in 1,024 scored ones at each chunk length?",
+        "Compare, character by character, what each one has before it in a chunk of 64 and in "
+        "a chunk of 128.",
     ),
     _question(
         "modes",
