@@ -455,8 +455,9 @@ def run_jobs(jobs, *, workers=1, progress=True, progress_file=None, keep_models=
     progress : bool
         Show a progress bar over the models.
     progress_file : str or Path, optional
-        The JSON-lines file of finished outputs (its directory is created). Ignored with
-        ``keep_models``: a trained model is not written to it.
+        The JSON-lines file of finished outputs (its directory is created). Not with
+        ``keep_models``: a trained model is not written to it, so a resumed run could not
+        return it.
     keep_models : bool
         Keep each trained model in its output, under "result".
     runner : callable, optional
@@ -466,6 +467,11 @@ def run_jobs(jobs, *, workers=1, progress=True, progress_file=None, keep_models=
     -------
     list of dict
         One output per job, in the order of ``jobs``.
+
+    Raises
+    ------
+    ValueError
+        If ``progress_file`` is given with ``keep_models``.
 
     Examples
     --------
@@ -486,7 +492,12 @@ def run_jobs(jobs, *, workers=1, progress=True, progress_file=None, keep_models=
     (['none', 'rope'], 2, True)
     """
     workers = check_int("run_jobs", "workers", workers, minimum=1)
-    path = None if progress_file is None or keep_models else Path(progress_file)
+    if keep_models and progress_file is not None:
+        raise ValueError(
+            "run_jobs: progress_file cannot be combined with keep_models=True (trained models are "
+            f"not written to it, so a resumed run could not return them), got {str(progress_file)!r}"
+        )
+    path = None if progress_file is None else Path(progress_file)
     done = _read_progress(path)
     todo = [job for job in jobs if _job_key(job) not in done]
     bar = _bar(len(jobs), len(jobs) - len(todo), progress)
@@ -571,7 +582,7 @@ def run_study(
     progress : bool
         Show a progress bar over the models.
     keep_models : bool
-        Also return the trained models (``progress_file`` is then ignored).
+        Also return the trained models (not with ``progress_file``: see `run_jobs`).
     progress_file : str or Path, optional
         Makes the study resumable.
 

@@ -84,6 +84,13 @@ def test_each_worker_process_uses_one_blas_thread():
     assert dict(os.environ) == before  # this process's own setting is untouched
 
 
+def test_kept_models_cannot_be_resumed_from_a_progress_file_so_asking_for_both_is_refused(tmp_path):
+    log = tmp_path / "progress.jsonl"
+    with pytest.raises(ValueError, match="run_jobs: progress_file cannot be combined with keep_"):
+        experiments.run_jobs(tiny_jobs(), progress=False, progress_file=log, keep_models=True)
+    assert not log.exists()  # refused before anything trained or was written
+
+
 def test_an_interrupted_sweep_keeps_its_finished_models_and_resumes(tmp_path, monkeypatch):
     jobs = tiny_jobs(schemes=("none", "sinusoidal", "rope", "t5"))
     progress = tmp_path / "progress.jsonl"
