@@ -180,6 +180,29 @@ def test_scaling_by_sqrt_d_model_lets_the_word_outweigh_the_position():
         assert round(cosine(dog + pe[1], man + pe[1]), 3) == same_position
 
 
+def test_the_all_pairs_similarity_curve_as_its_snapshot_describes_it():
+    """02 (alt text): all 64 pairs fall from 64 to about 30 at k = 100 (30.5), then decline slowly as a ripply band about 10 units wide, averaging about 8 between 1,500 and 1,950; the last 50 positions drop to about 2, briefly dipping below 0."""
+    curve = similarity_by_distance(np.arange(2001), 128)
+    assert curve[0] == pytest.approx(64) and round(float(curve[100]), 1) == 30.5
+    widths = [
+        np.percentile(curve[k : k + 100], 90) - np.percentile(curve[k : k + 100], 10)
+        for k in range(200, 1900, 100)
+    ]
+    assert 5 < np.median(widths) < 13
+    assert round(float(curve[1500:1950].mean())) == 8
+    assert round(float(curve[1950:].mean())) == 2 and curve[1950:].min() < 0
+
+
+def test_the_fast_and_slow_quarters_as_their_snapshots_describe_them():
+    """02: the fastest quarter swings between about -8 and +8 (3.7 at k = 100); the slowest stays near its maximum of 16 for a few hundred positions and bends down to about 9.5 at k = 2,000 (16.0 at k = 100)."""
+    k = np.arange(2001)
+    fast = similarity_by_distance(k, 128, pairs=slice(0, 16))
+    slow = similarity_by_distance(k, 128, pairs=slice(48, 64))
+    assert round(float(fast[10:].min())) == -8 and round(float(fast[10:].max())) == 8
+    assert round(float(fast[100]), 1) == 3.7 and round(float(slow[100]), 1) == 16.0
+    assert slow[:300].min() > 15.5 and round(float(slow[2000]), 1) == 9.5
+
+
 def test_one_pixel_row_of_the_explorer_table_covers_roughly_23_to_46_positions_that_average_out():
     """02: the table's fastest columns repeat many times within the roughly 23 to 46 positions one pixel row covers; their values average to about 0."""
     from posenc_lib.widgets import SinusoidalExplorer

@@ -105,6 +105,27 @@ def test_only_t5_keeps_the_exact_offset_past_the_training_length(study):
     ]
 
 
+def test_the_learned_table_has_one_point_per_task_drawn_larger_and_hollow(study):
+    """06 (4x8+mlp): the learned table's only point, at 32 (1.00, 0.98 and 1.55), is drawn larger and hollow so the other schemes' points there do not hide it."""
+    import matplotlib.pyplot as plt
+
+    from posenc_lib.plots import plot_results
+
+    trained = experiments.summarize(study[0], config=WIDE)
+    values = [
+        mean(trained, task, "learned", 32) for task in ("lookback-3", "recent-marker", "markov")
+    ]
+    assert [two(v) for v in values] == ["1.00", "0.98", "1.55"]
+    axes = plot_results(study[0], config=WIDE)
+    for ax, value in zip(axes, values, strict=True):
+        (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "learned"]
+        assert list(line.get_xdata()) == [32] and line.get_ydata()[0] == pytest.approx(value)
+        assert line.get_markerfacecolor() == "none"
+        others = [ln.get_markersize() for ln in ax.get_lines() if len(ln.get_xdata()) > 1]
+        assert line.get_markersize() > max(others) and line.get_zorder() > 2
+    plt.close(axes[0].figure)
+
+
 def test_alibi_is_flat_on_lookback_because_it_never_learnt_it(study):
     """06 (4x8+mlp): ALiBi is flat at about 0.30 on lookback-3, a level it already had at 32 tokens."""
     records = study[0]
