@@ -893,9 +893,12 @@ def _names(records, key):
 _MISSING = object()
 
 
-def _cell_width(digits):
-    """Columns for a `_cell` and the space before it: "m.mm (m.mm-m.mm)" at any ``digits``."""
-    return max(9 + 4 * digits, 11 + 3 * digits)
+def _cell_width(digits, headers=()):
+    """Columns for a `_cell` and the space before it: "m.mm (m.mm-m.mm)" at any ``digits``.
+
+    Wide enough for each of ``headers`` too, with a space before it.
+    """
+    return max(9 + 4 * digits, 11 + 3 * digits, *(len(text) + 1 for text in headers))
 
 
 def _cell(value, digits=2):
@@ -966,7 +969,7 @@ def results_table(records, *, config=None, region="unseen", digits=2):
     seeds = len({r["seed"] for r in rows})
     metric = {r["task"]: r["metric"] for r in rows}
     label = {n: f"L={n}" + (" (trained)" if n == train_len else f" {region}") for n in lengths}
-    width = max(_cell_width(digits), *(len(text) + 1 for text in label.values()))
+    width = _cell_width(digits, label.values())
     lines = [
         f"configuration {config or '(one)'}; mean (min-max) over {seeds} seed"
         f"{'s' if seeds > 1 else ''}; trained at L={train_len}"

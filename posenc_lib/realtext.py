@@ -809,7 +809,7 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
     lengths = sorted({r["eval_len"] for r in rows})
     seeds = len({r["seed"] for r in rows})
     label = {n: f"{n // train_len}L = {n}" if n != train_len else f"L = {n}" for n in lengths}
-    width = max(_cell_width(digits), *(len(text) + 1 for text in label.values()))
+    width = _cell_width(digits, label.values())
     lines = [
         f"bits per character, {MODE_NAMES[mode]}, "
         f"mean (min-max) over {seeds} seed{'s' if seeds > 1 else ''}",
