@@ -27,6 +27,11 @@ class LiveFigure:
         Inches.
     dpi : int
         Modest by default: fewer pixels to draw and encode on every step.
+    widget : bool
+        Publish the frames in an ``ipywidgets.Image`` (default). False keeps them in a plain
+        holder (``image.value``, the PNG bytes) for an explorer whose live view is drawn in the
+        browser (`LiveView`): its frames serve the static twins only and need not travel to the
+        page on every step.
 
 
 
@@ -40,7 +45,7 @@ class LiveFigure:
     (1, b'PNG')
     """
 
-    def __init__(self, figsize=(8, 3.2), dpi=80):
+    def __init__(self, figsize=(8, 3.2), dpi=80, widget=True):
         if not isinstance(figsize, tuple | list) or len(figsize) != 2:
             raise TypeError(
                 f"LiveFigure: figsize must be (width, height) in inches, got {short(figsize)}"
@@ -50,7 +55,7 @@ class LiveFigure:
         figsize = (width, height)
         self.fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
         self.canvas = FigureCanvasAgg(self.fig)
-        self.image = widgets.Image(format="png")
+        self.image = widgets.Image(format="png") if widget else _Frame()
         self.animated = []
         self.background = None
         self.renders = 0
@@ -96,6 +101,12 @@ class LiveFigure:
         frame = Image.open(io.BytesIO(bytes(self.image.value))).convert("RGB")
         frame.quantize(colors=256).save(buffer, format="png", optimize=True)
         return PNG(buffer.getvalue())
+
+
+class _Frame:
+    """Where a `LiveFigure` without a widget keeps its last frame (``value``: PNG bytes)."""
+
+    value = b""
 
 
 class Explorer:

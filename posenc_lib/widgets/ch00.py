@@ -5,13 +5,15 @@ import numpy as np
 
 from .. import plots
 from ..sinusoidal import frequencies
+from ._front import LiveView, connect
 from ._live import Explorer, LiveFigure, _slider
 
 
 class HelloSlider(Explorer):
     """Chapter 0's widget check: one slider turns one clock hand, drawn.
 
-    The hand turns by one radian per position (the fastest pair of chapter 2). The label says the
+    The slider, the clock and the label are drawn in the browser (`LiveView`); ``position``,
+    ``label`` and the matplotlib figure (``live``) follow them in Python. The hand turns by one radian per position (the fastest pair of chapter 2). The label says the
     angle in radians and in degrees, with the whole turns taken out: 7 rad is 401 degrees, one
     full turn (360) plus 41.
 
@@ -28,14 +30,23 @@ class HelloSlider(Explorer):
     def __init__(self):
         self.position = _slider("position", 0, 0, 20)
         self.label = widgets.Label()
-        self.live = LiveFigure(figsize=(2.2, 2.2), dpi=72)
+        self.live = LiveFigure(figsize=(2.2, 2.2), dpi=72, widget=False)
         ax = self.live.fig.add_subplot()
         (self.hands, self.dots) = plots.clock_faces(ax, [0.0])
         ax.set_title("the fastest hand", fontsize="small")
         self.live.animate(*self.hands, *self.dots)
         self.position.observe(self.update, names="value")
         self.update()
-        self.box = widgets.VBox([self.position, self.live.image, self.label])
+        # The view drawn in the browser (explorers.js): slider, clock and label, as sharp as the
+        # screen; it and self.position follow each other.
+        self.view = LiveView(
+            kind="hello",
+            spec={},
+            values={"position": self.position.value},
+            description="Widget check: one clock hand turned by a position slider",
+        )
+        connect(self.view, {"position": self.position})
+        self.box = self.view
 
     def update(self, change=None):
         """Turn the hand to the slider's position (the slider's observer)."""

@@ -13,6 +13,7 @@ from ..sinusoidal import (
     sinusoidal_positions,
     wavelengths,
 )
+from ._front import LiveView, connect
 from ._live import LiveFigure, StatusExplorer, _slider
 
 
@@ -72,7 +73,7 @@ class SinusoidalExplorer(StatusExplorer):
         )
         self.base = widgets.Dropdown(options=list(self.bases), value=base, description="base")
         self.status = widgets.Label()
-        self.live = LiveFigure(figsize=(9, 5.2))
+        self.live = LiveFigure(figsize=(9, 5.2), widget=False)
         grid = self.live.fig.add_gridspec(2, 2, height_ratios=[1, 1.6])
         self.ax_clock = self.live.fig.add_subplot(grid[0, :])
         self.ax_wave = self.live.fig.add_subplot(grid[1, 0])
@@ -82,14 +83,30 @@ class SinusoidalExplorer(StatusExplorer):
             control.observe(self.step, names="value")
         for control in (self.d_model, self.base):
             control.observe(self.rebuild, names="value")
-        self.box = widgets.VBox(
-            [
-                widgets.HBox([self.position, self.pair]),
-                widgets.HBox([self.d_model, self.base]),
-                self.live.image,
-                self.status,
-            ]
+        # The view drawn in the browser (explorers.js): a wide position slider with a coarse step
+        # (PageUp/PageDown, the -/+ buttons) and a field for the exact position, the pair, d_model
+        # and base, the figure and the status line. d_model and base go first: they set the
+        # position's range.
+        self.view = LiveView(
+            kind="sinusoidal",
+            spec={
+                "seq_len": self.fixed_len,
+                "window": self.window,
+                "d_models": list(self.d_models),
+                "bases": list(self.bases),
+            },
+            description="Sinusoidal positions as clock hands: position, pair, d_model and base",
         )
+        connect(
+            self.view,
+            {
+                "d_model": self.d_model,
+                "base": self.base,
+                "pair": self.pair,
+                "position": self.position,
+            },
+        )
+        self.box = self.view
 
     # -- state derived from the controls ----------------------------------------------------
     @staticmethod
@@ -252,20 +269,27 @@ class SimilarityExplorer(StatusExplorer):
         self.base = widgets.Dropdown(options=list(self.bases), value=base, description="base")
         self.band = widgets.Dropdown(options=self.bands, value="all pairs", description="pairs")
         self.status = widgets.Label()
-        self.live = LiveFigure(figsize=(8, 3.4))
+        self.live = LiveFigure(figsize=(8, 3.4), widget=False)
         self.ax = self.live.fig.add_subplot()
         self._build()
         self.shift.observe(self.step, names="value")
         for control in (self.d_model, self.base, self.band):
             control.observe(self._build, names="value")
-        self.box = widgets.VBox(
-            [
-                widgets.HBox([self.shift, self.band]),
-                widgets.HBox([self.d_model, self.base]),
-                self.live.image,
-                self.status,
-            ]
+        self.view = LiveView(  # drawn in the browser (explorers.js), as SinusoidalExplorer's
+            kind="similarity",
+            spec={
+                "max_shift": int(self.shifts[-1]),
+                "bands": list(self.bands),
+                "d_models": list(self.d_models),
+                "bases": list(self.bases),
+            },
+            description="Similarity of two positions against their shift k",
         )
+        connect(
+            self.view,
+            {"d_model": self.d_model, "base": self.base, "band": self.band, "shift": self.shift},
+        )
+        self.box = self.view
 
     def pairs(self):
         """Return the pairs of the chosen band, as a slice."""

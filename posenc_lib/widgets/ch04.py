@@ -6,6 +6,7 @@ import numpy as np
 from .. import plots
 from .._checks import check_even, check_int, check_real
 from ..rope import apply_rope, rope_frequencies, rope_wavelengths
+from ._front import LiveView, connect
 from ._live import LiveFigure, StatusExplorer, _slider
 
 
@@ -50,7 +51,7 @@ class RopeExplorer(StatusExplorer):
         self.n = _slider("key position n", 7, 0, 120)
         self.pair = _slider("pair i", 0, 0, d // 2 - 1)
         self.status = widgets.Label()
-        self.live = LiveFigure(figsize=(9, 3.8))
+        self.live = LiveFigure(figsize=(9, 3.8), widget=False)
         ax_plane, ax_score = self.live.fig.subplots(1, 2, width_ratios=[1, 1.6])
         offsets = np.arange(-max_offset, max_offset + 1)
         self.ax_plane = ax_plane
@@ -66,9 +67,20 @@ class RopeExplorer(StatusExplorer):
         for control in (self.m, self.n, self.pair):
             control.observe(self.step, names="value")
         self.step()
-        self.box = widgets.VBox(
-            [widgets.HBox([self.m, self.n]), self.pair, self.live.image, self.status]
+        # Drawn in the browser (explorers.js) from the same q, k and base: the rotation and the
+        # score are computed there (tests/test_live_parity.py compares them with apply_rope).
+        self.view = LiveView(
+            kind="rope",
+            spec={
+                "q": self.q[0].tolist(),
+                "k": self.k[0].tolist(),
+                "base": float(base),
+                "max_offset": max_offset,
+            },
+            description="RoPE: a query at position m and a key at position n, rotated pair by pair",
         )
+        connect(self.view, {"m": self.m, "n": self.n, "pair": self.pair})
+        self.box = self.view
 
     def plane_limit(self, i):
         """Half-width of the plane that fits pair ``i`` of q and k (rotation keeps lengths)."""

@@ -7,6 +7,7 @@ from .. import plots
 from .._checks import check_int
 from ..alibi import alibi_bias, alibi_slopes
 from ..attention import causal_mask, self_attention
+from ._front import LiveView, connect
 from ._live import LiveFigure, StatusExplorer, _slider
 
 
@@ -55,7 +56,7 @@ class AlibiExplorer(StatusExplorer):
         self.head = _slider("head", 0, 0, n_heads - 1)
         self.query = _slider("query position i", seq_len - 1, 0, seq_len - 1)
         self.status = widgets.Label()
-        self.live = LiveFigure(figsize=(8, 4.4))
+        self.live = LiveFigure(figsize=(8, 4.4), widget=False)
         ax_bias, ax_w = self.live.fig.subplots(2, 1, sharex=True)
         keys = np.arange(seq_len)
         (self.bias_line,) = ax_bias.plot(keys, keys * 0.0, "o-", color=plots.PALETTE[5], ms=3)
@@ -76,9 +77,15 @@ class AlibiExplorer(StatusExplorer):
         for control in (self.head, self.query):
             control.observe(self.step, names="value")
         self.step()
-        self.box = widgets.VBox(
-            [widgets.HBox([self.head, self.query]), self.live.image, self.status]
+        # Drawn in the browser (explorers.js) from the same q and k: the slopes, the bias and the
+        # softmax are computed there (tests/test_live_parity.py compares them with the library).
+        self.view = LiveView(
+            kind="alibi",
+            spec={"q": q.tolist(), "k": k.tolist(), "n_heads": n_heads},
+            description="ALiBi: the bias and the attention weights of one head and query",
         )
+        connect(self.view, {"head": self.head, "query": self.query})
+        self.box = self.view
 
     def step(self, change=None):
         """Show the chosen head and query (the sliders' observer)."""

@@ -1,0 +1,97 @@
+"""The browser-drawn view of the closed-form explorers (chapters 00, 02, 04, 05).
+
+`LiveView` is an anywidget whose ES module, ``explorers.js`` beside this file, draws the explorer's
+controls and figure on a canvas in the page from the widget's state: what it shows (``kind``),
+what never changes (``spec``: widths, bases, the fixed random q and k) and the controls' values
+(``values``). A key press or a drag redraws in the browser, at the size the figure is shown and at
+the screen's pixel density, without waiting for the kernel. The same module runs on the course
+website with a local model and no kernel (docs/_static/posenc-live.js).
+
+The explorer's Python controls (ipywidgets sliders and dropdowns, kept as its attributes with its
+matplotlib figure and status line) follow the view's values and the view follows them: set
+``explorer.position.value`` in a cell and the drawing moves; move the drawing and the attribute
+changes. The matplotlib figure draws the static twins (`StatusExplorer.snapshot_at`).
+"""
+
+from pathlib import Path
+
+import anywidget
+import traitlets
+
+MIME = "application/vnd.posenc.live+json"  # the state the website mounts the same view from
+
+
+class LiveView(anywidget.AnyWidget):
+    """An explorer drawn in the browser by ``explorers.js`` from ``kind``, ``spec`` and ``values``.
+
+    Parameters
+    ----------
+    kind : {"hello", "sinusoidal", "similarity", "rope", "alibi"}
+        Which explorer the module draws.
+    spec : dict
+        What the explorer keeps fixed (JSON: numbers, strings, lists).
+    values : dict
+        The controls' values, by control name.
+    description : str
+        The accessible name of the whole explorer (its role is ``group``).
+
+    Examples
+    --------
+    >>> view = LiveView(kind="hello", spec={}, values={"position": 3}, description="a clock")
+    >>> sorted(view.state_for_site())
+    ['description', 'kind', 'spec', 'values']
+    """
+
+    _esm = Path(__file__).with_name("explorers.js")
+    kind = traitlets.Unicode().tag(sync=True)
+    spec = traitlets.Dict().tag(sync=True)
+    values = traitlets.Dict().tag(sync=True)
+    description = traitlets.Unicode().tag(sync=True)
+
+    def state_for_site(self):
+        """Return the state the website's loader gives the module (JSON-ready)."""
+        return {
+            "kind": self.kind,
+            "spec": self.spec,
+            "values": dict(self.values),
+            "description": self.description,
+        }
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if data is not None:
+            data[MIME] = self.state_for_site()
+            data["text/plain"] = f"{self.description} (an interactive figure)"
+        return bundle
+
+    def __repr__(self):
+        return f"LiveView(kind={self.kind!r}, values={dict(self.values)!r})"
+
+
+def connect(view, controls):
+    """Keep ``view.values`` and the Python ``controls`` equal, in both directions.
+
+    ``controls`` maps a value's name to its ipywidgets control, in the order a change from the
+    view is applied (a control that changes another's range goes first).
+    """
+    applying = []  # non-empty while the view's values are being applied: no half-way echo
+
+    def from_controls(change=None):
+        if not applying:
+            view.values = {name: control.value for name, control in controls.items()}
+
+    def from_view(change):
+        applying.append(True)
+        try:
+            for name, control in controls.items():
+                if name in change["new"] and control.value != change["new"][name]:
+                    control.value = change["new"][name]
+        finally:
+            applying.pop()
+        from_controls()  # a control may have clipped the value (a range that shrank)
+
+    for control in controls.values():
+        control.observe(from_controls, names="value")
+    view.observe(from_view, names="values")
+    from_controls()
