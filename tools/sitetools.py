@@ -13,8 +13,13 @@ This module is also the Sphinx extension docs/conf.py loads. While Sphinx reads 
 
 - replaces the notebook's Colab/Binder badge line (images from other hosts) with a launch bar of
   plain links: Binder, Colab (both from pyproject's one repository URL) and the .ipynb download;
-- replaces every widget output (dead on a static page) with a note that it runs in JupyterLab,
-  Binder or Colab, with the launch links;
+- mounts every live explorer (a widget output carrying the ``application/vnd.posenc.live+json``
+  state of posenc_lib's `LiveView`: chapters 00, 02, 04, 05) as a live figure: the same ES module
+  that draws it in JupyterLab (posenc_lib/widgets/explorers.js, copied into _static/posenc/) runs
+  in the page from that state, with no kernel (docs/_static/posenc-live.js); the static twins
+  after it stay, for print and readers without JavaScript;
+- replaces every other widget output (dead on a static page) with a note that it runs in
+  JupyterLab, Binder or Colab, with the launch links;
 - gives every figure alt text: the cell's ``mystnb.image.alt`` when the notebook has it (the
   figure convention, below), else a fallback naming the section, and counts the fallbacks;
 - after the build, copies MathJax (from the sphinx-mathjax-offline package) into the site, so math
@@ -65,6 +70,8 @@ DOCTREES = ROOT / "build" / "site-doctrees"
 CHAPTER_RE = re.compile(r"^(\d\d)_\w+\.ipynb$")
 GENERATED = ("cheatsheet", "glossary")  # pages drawn from a chapter's sections
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+LIVE_MIME = "application/vnd.posenc.live+json"  # posenc_lib.widgets._front.MIME
+LIVE_MODULE = ROOT / "posenc_lib" / "widgets" / "explorers.js"
 PROGRESS_RE = re.compile(r"\d+%\|")
 TIME_RE = re.compile(r"about (\d+) minutes")
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.+?)\s*$", re.M)
@@ -202,6 +209,36 @@ def widget_note(notebook_name, progress=False, url=None):
     )
 
 
+def live_figure_html(state):
+    """HTML that mounts a live explorer from its notebook state (kind, spec, values).
+
+    The state travels as JSON in the page; docs/_static/posenc-live.js (a module, loaded once per
+    page however many figures it has) draws it with posenc_lib/widgets/explorers.js.
+    """
+    import json
+
+    payload = json.dumps(state, separators=(",", ":")).replace("</", "<\\/")
+    return (
+        f'<div class="posenc-live" data-kind="{html.escape(str(state.get("kind", "")))}">'
+        f'<script type="application/json">{payload}</script>'
+        '<p class="posenc-live-fallback">This figure moves in your browser when JavaScript runs; '
+        "the snapshots below show it at fixed settings.</p></div>"
+        '<script type="module" src="_static/posenc-live.js"></script>'
+    )
+
+
+def live_note(notebook_name, url=None):
+    """Markdown under a live figure: it runs here, and with Python in Binder or Colab."""
+    urls = launch_urls(notebook_name, url)
+    where = f"[Launch Binder]({urls['binder']}) · [Open In Colab]({urls['colab']})"
+    return (
+        "```{admonition} Live figure\n:class: tip posenc-widget-note\n"
+        "The explorer above runs in your browser: drag a slider or focus it and use the arrow "
+        "keys (PageUp and PageDown for larger steps). The same explorer runs with the course's "
+        f"Python in JupyterLab, Binder or Colab ({where}).\n```"
+    )
+
+
 def reader_code(source):
     """Return a code cell's source as the website shows it.
 
@@ -225,6 +262,10 @@ def reader_code(source):
 
 def _is_widget(output):
     return WIDGET_MIME in output.get("data", {})
+
+
+def _is_live(output):
+    return LIVE_MIME in output.get("data", {})
 
 
 def _is_progress_bar(output):
@@ -257,6 +298,17 @@ def site_notebook(nb, notebook_name, url=None):
         if cell.cell_type != "code":
             continue
         cell.source = reader_code(cell.source)
+        live = [out for out in cell.get("outputs", []) if _is_widget(out) and _is_live(out)]
+        if live:
+            cell.outputs = [
+                nbformat.v4.new_output(
+                    "display_data", data={"text/html": live_figure_html(out["data"][LIVE_MIME])}
+                )
+                if _is_live(out)
+                else out
+                for out in cell.outputs
+            ]
+            cells.append(nbformat.v4.new_markdown_cell(live_note(notebook_name, url)))
         widgets = [out for out in cell.get("outputs", []) if _is_widget(out)]
         if widgets:
             cell.outputs = [out for out in cell.outputs if not _is_widget(out)]
@@ -468,6 +520,9 @@ def _on_build_finished(app, exception):
     for name in MATHJAX_DIRS:
         shutil.copytree(source / name, target / name, dirs_exist_ok=True)
     shutil.copy2(DOCS / "_static" / "mathjax-LICENSE.txt", target / "LICENSE")
+    live = Path(app.outdir) / "_static" / "posenc"
+    live.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(LIVE_MODULE, live / LIVE_MODULE.name)  # the explorers' one renderer
     missing = getattr(app.env, "posenc_missing_alt", {})
     if sum(missing.values()):
         logging.getLogger(__name__).info(

@@ -127,12 +127,30 @@ export function attentionRow(q, k, i, slope) {
 
 // -- number formats as Python prints them ------------------------------------------------------
 
-const fixed = (x, digits) => x.toFixed(digits);
-const signed = (x, digits) => (x < 0 || Object.is(x, -0) ? "-" : "+") + Math.abs(x).toFixed(digits);
-const grouped = (x, digits) =>
-  x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const general = (x, digits) => String(Number(x.toPrecision(digits)));
-const percent = (x) => `${(x * 100).toFixed(0)}%`;
+// Python rounds an exact tie (0.015625 to 4 significant digits) to even; toFixed rounds it away
+// from zero. toFixed(100) is the double's exact decimal expansion, so ties are seen exactly.
+function fixed(x, digits) {
+  const away = x.toFixed(digits);
+  const [whole, fraction = ""] = Math.abs(x).toFixed(100).split(".");
+  if (!/^50*$/.test(fraction.slice(digits))) return away;
+  const last = Number(digits ? fraction[digits - 1] : whole[whole.length - 1]);
+  if (last % 2 !== 0) return away;
+  const kept = digits ? `${whole}.${fraction.slice(0, digits)}` : whole;
+  return (x < 0 ? "-" : "") + kept;
+}
+const signed = (x, digits) => (x < 0 || Object.is(x, -0) ? "-" : "+") + fixed(Math.abs(x), digits);
+function grouped(x, digits) {
+  const [whole, fraction] = fixed(x, digits).split(".");
+  const withCommas = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === undefined ? withCommas : `${withCommas}.${fraction}`;
+}
+function general(x, digits) {
+  // Python's format(x, ".4g") for 1e-4 <= |x| < 10 ** digits: fixed point, trailing zeros dropped.
+  const exponent = Math.floor(Math.log10(Math.abs(x)));
+  const text = fixed(x, Math.max(0, digits - 1 - exponent));
+  return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
+}
+const percent = (x) => `${fixed(x * 100, 0)}%`;
 
 // -- the explorers: state -> numbers, status line and text alternative -------------------------
 
