@@ -249,6 +249,14 @@ PROBE = """image => {
     };
 }"""
 
+# The same probe for an explorer drawn in the browser (posenc_lib/widgets/explorers.js): its root
+# element's data-frame attribute changes once the canvas has been redrawn (the mutation), and two
+# animation frames later that drawing has been painted; there is no image to decode.
+LIVE_PROBE = PROBE.replace('attributeFilter: ["src"]', 'attributeFilter: ["data-frame"]').replace(
+    "image.decode().then(nextFrame)", "nextFrame()"
+)
+assert LIVE_PROBE.count("data-frame") == 1 and "decode" not in LIVE_PROBE.split("catch")[0]
+
 # Presses per control, the pause after each painted image (a learner's pace, and no press
 # queues behind the last one), and how long one press may take to reach the screen.
 PRESSES = 15
@@ -256,12 +264,12 @@ PAUSE_MS = 150
 SETTLE_MS = 20_000
 
 
-def time_key_presses(page, image, control, keys, presses=PRESSES):
+def time_key_presses(page, image, control, keys, presses=PRESSES, probe=PROBE):
     """Focus `control`, press `keys` in turn, and return the page's per-press records.
 
     Each press waits, inside the page, until its image has been painted before the next one.
     """
-    image.evaluate(PROBE)
+    image.evaluate(probe)
     try:
         control.focus()
         image.scroll_into_view_if_needed()
@@ -340,8 +348,32 @@ def widget_controls(image, name):
     return controls
 
 
+# The explorers drawn in the browser by posenc_lib/widgets/explorers.js (a canvas, no kernel step).
+LIVE_WIDGETS = {"HelloSlider", "SinusoidalExplorer", "RopeExplorer", "AlibiExplorer"}
+
+
+def live_controls(explorer):
+    """A live explorer's sliders: (label, the range input, keys that move it) each."""
+    controls = []
+    for slider in explorer.locator("input[type=range]").all():
+        label = slider.evaluate("el => el.labels[0].textContent")
+        at_max = slider.evaluate("el => Number(el.value) === Number(el.max)")
+        controls.append(
+            (label, slider, ["ArrowLeft", "ArrowRight"] if at_max else ["ArrowRight", "ArrowLeft"])
+        )
+    return controls
+
+
+def live_state(explorer):
+    return explorer.evaluate(
+        """root => [root.dataset.frame, root.querySelector("canvas").toDataURL(),
+                    root.querySelector("canvas").getAttribute("aria-label")]"""
+    )
+
+
 # notebook, Run All budget in seconds, the widget class whose image is timed
 WIDGET_CHAPTERS = [
+    ("00_start_here.ipynb", 60, "HelloSlider"),
     ("01_attention_cant_see_order.ipynb", 120, "OrderExplorer"),
     ("02_sinusoidal_clock_hands.ipynb", 120, "SinusoidalExplorer"),
     ("03_learned_positions.ipynb", 180, "FrameSlider"),
@@ -359,6 +391,8 @@ def test_chapter_runs_and_its_widget_answers_the_keyboard(browser, lab, name, bu
     try:
         run_all(page, budget)
         assert saved_errors(page, lab, name) == []
+        if widget in LIVE_WIDGETS:
+            return check_live_explorer(page, browser, name, widget)
         image = widget_image(page)
         image.scroll_into_view_if_needed()
         before = image_source(image)
@@ -384,6 +418,41 @@ def test_chapter_runs_and_its_widget_answers_the_keyboard(browser, lab, name, bu
         assert image_source(image) != before
     finally:
         page.close()
+
+
+def check_live_explorer(page, browser, name, widget):
+    """Keyboard and pointer on a browser-drawn explorer: its canvas, text alternative and numbers
+    change; every control has an accessible name; the canvas has the screen's pixels."""
+    explorer = page.locator(".jp-OutputArea-output .posenc-explorer").first
+    explorer.wait_for(timeout=60_000)
+    explorer.scroll_into_view_if_needed()
+    names = explorer.evaluate(
+        """root => [...root.querySelectorAll("input, select, button")].map(el =>
+            (el.getAttribute("aria-label") || el.labels?.[0]?.textContent || el.textContent || "").trim())"""
+    )
+    assert names and all(names), f"{name}: a control without an accessible name: {names}"
+    canvas = explorer.locator("canvas")
+    width = canvas.bounding_box()["width"]
+    assert canvas.evaluate("c => c.width") >= round(width) >= 200, f"{name}: canvas size"
+    before = live_state(explorer)
+    controls = live_controls(explorer)
+    assert controls, f"{name}: no slider in the explorer"
+    for label, control, keys in controls:
+        records = time_key_presses(page, explorer, control, keys, probe=LIVE_PROBE)
+        save_latency(
+            f"{widget} {label} (ch {name[:2]})",
+            latency_entry(name, label, records, browser.version),
+        )
+        assert len(records) == PRESSES and all(r["t_painted"] is not None for r in records), label
+        assert all(r["changes"] >= 1 for r in records), f"{name}, {label}: a press drew nothing"
+    after = live_state(explorer)
+    assert after[0] != before[0] and after[1] != before[1] and after[2] != before[2]
+    slider = controls[0][1]
+    track, old = slider.bounding_box(), slider.input_value()
+    page.mouse.click(track["x"] + 0.8 * track["width"], track["y"] + track["height"] / 2)
+    assert slider.input_value() != old, f"{name}: a click on the slider's track moved nothing"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name.removesuffix('.ipynb')}.png"))
 
 
 def test_quiz_answers_a_click_in_the_browser(browser, lab):

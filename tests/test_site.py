@@ -294,10 +294,36 @@ def test_every_widget_output_is_a_note_on_the_site(site):
             for out in cell.get("outputs", [])
             if sitetools.WIDGET_MIME in out.get("data", {})
         )
+        live = live_explorers(path)
         page = html_of(site, f"{path.stem}.html")
         assert sitetools.WIDGET_MIME not in page
         notes = page.count("runs in JupyterLab, Binder or Colab")
-        assert notes == widgets, f"{path.name}: {widgets} widgets, {notes} notes"
+        assert notes == widgets - live, f"{path.name}: {widgets - live} widgets, {notes} notes"
+        assert page.count('<div class="posenc-live"') == live, path.name
+
+
+def live_explorers(path):
+    """How many of a chapter's widget outputs are live explorers (drawn by explorers.js)."""
+    nb = nbformat.read(path, as_version=4)
+    return sum(
+        1
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if sitetools.LIVE_MIME in out.get("data", {})
+    )
+
+
+LIVE_PAGES = {f"{p.stem}.html": live_explorers(p) for p in CHAPTERS if live_explorers(p)}
+
+
+@pytest.mark.site
+def test_the_live_chapters_are_those_of_the_closed_form_explorers():
+    assert LIVE_PAGES == {
+        "00_start_here.html": 1,
+        "02_sinusoidal_clock_hands.html": 2,
+        "04_rope.html": 1,
+        "05_alibi.html": 1,
+    }
 
 
 @pytest.mark.site
@@ -492,3 +518,188 @@ def test_screenshots_at_desktop_and_phone_width(chromium, served, width):
         finally:
             page.close()
     (ARTIFACTS / f"screenshots-{width}.json").write_text(json.dumps(shots, indent=1))
+
+
+# -- the live explorers (chapters 00, 02, 04, 05) ----------------------------------------------------
+
+# In the page: a keydown listener (capture) stamps each press; the explorer's "posenc:frame" event,
+# dispatched once its canvas has been redrawn, stamps the update; two animation frames later the
+# frame holding the new drawing has been painted. All performance.now(), ms.
+LIVE_PROBE = """root => {
+    const records = [];
+    const onKey = () => records.push({t_key: performance.now(), t_drawn: null, t_painted: null});
+    const onFrame = () => {
+        const record = records[records.length - 1];
+        if (!record || record.t_drawn !== null) return;
+        record.t_drawn = performance.now();
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+            record.t_painted = performance.now();
+        }));
+    };
+    window.addEventListener("keydown", onKey, true);
+    root.addEventListener("posenc:frame", onFrame);
+    window.__posencLive = {
+        records: () => records,
+        stop() {
+            window.removeEventListener("keydown", onKey, true);
+            root.removeEventListener("posenc:frame", onFrame);
+        },
+    };
+}"""
+LIVE_PRESSES = 20
+
+
+def explorer_state(explorer):
+    """What a reader sees of one explorer: frame number, canvas pixels, text alternative, status."""
+    return explorer.evaluate(
+        """root => ({
+            frame: Number(root.dataset.frame),
+            pixels: root.querySelector("canvas").toDataURL(),
+            alt: root.querySelector("canvas").getAttribute("aria-label"),
+            status: root.querySelector(".posenc-status").textContent,
+        })"""
+    )
+
+
+def accessible_names(explorer):
+    return explorer.evaluate(
+        """root => [...root.querySelectorAll("input, select, button")].map(el => [
+            el.id || el.tagName,
+            (el.getAttribute("aria-label") || el.labels?.[0]?.textContent || el.textContent || "").trim(),
+        ])"""
+    )
+
+
+def moved(before, after):
+    return (
+        after["frame"] > before["frame"]
+        and after["pixels"] != before["pixels"]
+        and after["alt"] != before["alt"]
+        and after["status"] != before["status"]
+    )
+
+
+def time_live_presses(page, explorer, slider, presses=LIVE_PRESSES):
+    """Alternate ArrowRight and ArrowLeft on `slider`; return key-to-drawn and key-to-painted (ms)."""
+    explorer.evaluate(LIVE_PROBE)
+    try:
+        slider.focus()
+        at_max = slider.evaluate("el => Number(el.value) === Number(el.max)")
+        keys = ["ArrowLeft", "ArrowRight"] if at_max else ["ArrowRight", "ArrowLeft"]
+        for n in range(presses):
+            page.keyboard.press(keys[n % 2])
+            page.wait_for_function(
+                "n => window.__posencLive.records()[n]?.t_painted != null", arg=n, timeout=10_000
+            )
+            page.wait_for_timeout(50)
+        records = page.evaluate("() => window.__posencLive.records()")
+    finally:
+        page.evaluate("() => window.__posencLive.stop()")
+    return (
+        [round(r["t_drawn"] - r["t_key"], 2) for r in records],
+        [round(r["t_painted"] - r["t_key"], 2) for r in records],
+    )
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("page_name", sorted(LIVE_PAGES))
+def test_live_explorers_answer_keyboard_and_pointer_with_names_and_alt_text(
+    chromium, served, page_name
+):
+    from statistics import median
+
+    page, log = open_page(chromium, served, page_name)
+    timings, measured = {}, {}
+    try:
+        explorers = page.locator(".posenc-live .posenc-explorer")
+        explorers.first.wait_for(timeout=10_000)
+        assert explorers.count() == LIVE_PAGES[page_name]
+        for n in range(explorers.count()):
+            explorer = explorers.nth(n)
+            explorer.scroll_into_view_if_needed()
+            unnamed = [what for what, name in accessible_names(explorer) if not name]
+            assert unnamed == [], f"{page_name}: controls without an accessible name: {unnamed}"
+            canvas = explorer.locator("canvas")
+            assert (
+                canvas.get_attribute("role") == "img"
+                and len(canvas.get_attribute("aria-label")) > 80
+            )
+            box, pixels = canvas.bounding_box(), canvas.evaluate("c => [c.width, c.height]")
+            assert pixels[0] >= round(box["width"]), "the canvas has a pixel per CSS pixel at least"
+            sliders = explorer.locator("input[type=range]")
+            for k in range(sliders.count()):
+                slider = sliders.nth(k)
+                name = slider.evaluate("el => el.labels[0].textContent")
+                before = explorer_state(explorer)
+                slider.focus()
+                at_max = slider.evaluate("el => Number(el.value) === Number(el.max)")
+                page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
+                assert moved(before, explorer_state(explorer)), f"{page_name}: {name} (keyboard)"
+                before = explorer_state(explorer)
+                track = slider.bounding_box()
+                page.mouse.click(
+                    track["x"] + 0.3 * track["width"], track["y"] + track["height"] / 2
+                )
+                assert moved(before, explorer_state(explorer)), f"{page_name}: {name} (pointer)"
+                drawn, painted = time_live_presses(page, explorer, slider)
+                label = f"{page_name.removesuffix('.html')} #{n} {name}"
+                timings[label] = {
+                    "key_to_drawn_ms": drawn,
+                    "key_to_painted_ms": painted,
+                    "median_drawn_ms": median(drawn),
+                    "median_painted_ms": median(painted),
+                }
+            for select in explorer.locator("select").all():
+                before = explorer_state(explorer)
+                options = select.evaluate("el => [...el.options].map(o => o.value)")
+                current = select.input_value()
+                select.select_option(next(o for o in options if o != current))
+                assert moved(before, explorer_state(explorer)), f"{page_name}: a dropdown"
+        if page_name.startswith("02"):
+            measured = long_range_control(page, explorers.first)
+        assert log.errors == [], f"console errors: {log.errors}"
+        assert log.failed == [], f"failed requests: {log.failed}"
+        assert log.hosts == {"127.0.0.1"}, f"asked other hosts: {log.hosts - {'127.0.0.1'}}"
+    finally:
+        page.close()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / "live-latency.json"
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data.update(timings)
+    path.write_text(json.dumps(data, indent=1))
+    if measured:
+        (ARTIFACTS / "long-range-control.json").write_text(json.dumps(measured, indent=1))
+
+
+def long_range_control(page, explorer):
+    """Chapter 02's position slider (0 to 4,967): what a hand can do with it, measured."""
+    slider = explorer.locator("input[type=range]").first
+    value = lambda: int(slider.input_value())  # noqa: E731
+    track = slider.bounding_box()
+    span = int(slider.get_attribute("max")) - int(slider.get_attribute("min"))
+    slider.focus()
+    page.keyboard.press("Home")
+    start = value()
+    page.keyboard.press("ArrowRight")
+    fine = value() - start
+    page.keyboard.press("PageUp")
+    coarse = value() - start - fine
+    explorer.get_by_role("button", name=re.compile(r"plus")).click()
+    button = value() - start - fine - coarse
+    field = explorer.locator("input[type=number]").first
+    field.fill("1234")
+    field.press("Enter")
+    typed = value()
+    measured = {
+        "positions": span + 1,
+        "track_px": round(track["width"]),
+        "positions_per_px": round(span / track["width"], 2),
+        "arrow_step": fine,
+        "page_step": coarse,
+        "button_step": button,
+        "typed_1234_gives": typed,
+        "most_presses_to_any_position": span // coarse + (coarse - 1),
+    }
+    assert fine == 1 and coarse == 100 and button == 100 and typed == 1234, measured
+    assert measured["track_px"] >= 400, "the long slider spans the figure's width"
+    return measured

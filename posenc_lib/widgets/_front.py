@@ -48,6 +48,9 @@ class LiveView(anywidget.AnyWidget):
     values = traitlets.Dict().tag(sync=True)
     description = traitlets.Unicode().tag(sync=True)
 
+    def __init__(self, kind, spec, values=None, description=""):
+        super().__init__(kind=kind, spec=spec, values=values or {}, description=description)
+
     def state_for_site(self):
         """Return the state the website's loader gives the module (JSON-ready)."""
         return {
@@ -72,8 +75,30 @@ class LiveView(anywidget.AnyWidget):
 def connect(view, controls):
     """Keep ``view.values`` and the Python ``controls`` equal, in both directions.
 
-    ``controls`` maps a value's name to its ipywidgets control, in the order a change from the
-    view is applied (a control that changes another's range goes first).
+    Parameters
+    ----------
+    view : LiveView
+        The browser-drawn view.
+    controls : dict
+        Value name -> its ipywidgets control, in the order a change from the view is applied (a
+        control that changes another's range goes first).
+
+    Returns
+    -------
+    None
+        The view's values are set from the controls at once.
+
+    Examples
+    --------
+    >>> import ipywidgets as widgets
+    >>> slider = widgets.IntSlider(value=3, max=20)
+    >>> view = LiveView("hello", {})
+    >>> connect(view, {"position": slider})
+    >>> view.values
+    {'position': 3}
+    >>> view.values = {"position": 7}
+    >>> slider.value
+    7
     """
     applying = []  # non-empty while the view's values are being applied: no half-way echo
 
