@@ -35,6 +35,9 @@ GOALS = {
     "import_s": "<= 0.5 s",
     "site_landing_transfer": "<= 2 MB (the landing page, everything it loads)",
     "sweep_s": "--quick <= 120 s, the full study <= 900 s (2 cores)",
+    "lab_key_to_painted_ms": "<= 50 ms median per widget control (JupyterLab, in the page)",
+    "site_live_key_to_painted_ms": "<= 16 ms median per live explorer control (the website)",
+    "site_live_page_transfer": "<= 3 MB per chapter with live figures (everything it loads)",
 }
 
 
@@ -70,6 +73,15 @@ def goal_status(results):
         "site_landing_transfer": lambda r: (
             r["total"] <= 2e6,
             f"{r['total'] / 1e6:.2f} MB in {r['requests']} requests",
+        ),
+        "lab_key_to_painted_ms": lambda r: _worst(
+            ((k, e["key_to_painted_ms"]["median"]) for k, e in r.items()), lambda _: 50, " ms"
+        ),
+        "site_live_key_to_painted_ms": lambda r: _worst(
+            ((k, e["key_to_painted_ms"]["median"]) for k, e in r.items()), lambda _: 16, " ms"
+        ),
+        "site_live_page_transfer": lambda r: _worst(
+            ((k, e["total"] / 1e6) for k, e in r.items()), lambda _: 3, " MB", 2
         ),
         "sweep_s": lambda r: (
             _worst(
@@ -373,7 +385,10 @@ def browser_table(latency):
         + (f" to {dates[-1]}" if len(dates) > 1 else "")
         + f"{load}). Inside the page: `performance.now()` at keydown, when a MutationObserver "
         "sees the widget image's src change (kernel step, websocket round trip, widget update), and "
-        "when `img.decode()` and two animation frames have passed (decoded and painted). "
+        "when `img.decode()` and two animation frames have passed (decoded and painted). For the "
+        "explorers drawn in the page (chapters 00, 02, 04, 05: HelloSlider, SinusoidalExplorer, "
+        "RopeExplorer, AlibiExplorer) the new frame is the canvas redrawn (its data-frame "
+        "attribute), with no kernel step and nothing to decode. "
         "Median (min-max) over n key presses, one at a time.",
         "",
         "| widget control | n | key to new src | key to painted | decode and paint |",
@@ -393,6 +408,135 @@ def fold_browser_latency(results, path):
     latency = browser_latency(path)
     if latency:
         results["browser_key_to_image_ms"] = latency
+        results["lab_key_to_painted_ms"] = latency
+
+
+LAB_BEFORE = ROOT / "benchmarks" / "jupyterlab-before.json"
+SITE_LIVE_LATENCY = ROOT / "tests" / "artifacts" / "site" / "live-latency.json"
+
+
+def lab_before(path=LAB_BEFORE):
+    """Return the kernel-drawn explorers' in-page figures before issue 29 (committed), ms."""
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    return {
+        name: {
+            "key_to_mutation_ms": summary(entry["key_to_mutation_ms"], 1),
+            "key_to_painted_ms": summary(entry["key_to_painted_ms"], 1),
+            "date": entry["date"],
+            "load_average": entry["load_average"],
+        }
+        for name, entry in data["widgets"].items()
+    }
+
+
+def site_live_latency(path=SITE_LIVE_LATENCY):
+    """Key press to drawn and to painted per live explorer control on the website (ms).
+
+    From tests/test_site.py's in-page records; None when the site tests have not run.
+    """
+    if not path.exists():
+        return None
+    return {
+        name: {
+            "key_to_drawn_ms": summary(entry["key_to_drawn_ms"], 1, digits=2),
+            "key_to_painted_ms": summary(entry["key_to_painted_ms"], 1, digits=2),
+        }
+        for name, entry in sorted(json.loads(path.read_text()).items())
+    }
+
+
+def site_live_transfer():
+    """Bytes and requests of each chapter page with live figures (None: no site built)."""
+    pages = [
+        f"{p.stem}.html"
+        for p in sorted((ROOT / "notebooks").glob("0*_*.ipynb"))
+        if "application/vnd.posenc.live+json" in p.read_text()
+    ]
+    return website.measure(tuple(pages)) if pages else None
+
+
+def fold_site_live(results):
+    """Put the website's live explorers' latency and their chapters' weight into results."""
+    latency = site_live_latency()
+    if latency:
+        results["site_live_key_to_painted_ms"] = latency
+    transfer = site_live_transfer()
+    if transfer:
+        results["site_live_page_transfer"] = transfer
+    before = lab_before()
+    if before:
+        results["lab_before_key_to_painted_ms"] = before
+
+
+def live_tables(results):
+    """Markdown: JupyterLab before and after, the website's live latency, the chapters' weight."""
+
+    def cell(s):
+        return f"{s['median']:,.1f} ({s['min']:,.1f}-{s['max']:,.1f})"
+
+    lines = []
+    before, after = (
+        results.get("lab_before_key_to_painted_ms"),
+        results.get("lab_key_to_painted_ms"),
+    )
+    if before:
+        lines += [
+            "",
+            "## JupyterLab explorers before and after issue 29 (key press to painted, ms)",
+            "",
+            "Before: the kernel drew each frame (matplotlib, a PNG in an ipywidgets Image), "
+            f"measured {sorted({e['date'] for e in before.values()})[0]} (1-minute load average "
+            f"{min(e['load_average'] for e in before.values())}-"
+            f"{max(e['load_average'] for e in before.values())}). After: explorers.js draws the "
+            "canvas in the page (chapters 00, 02, 04, 05); the other chapters' widgets are still "
+            "drawn by the kernel. Median (min-max) over n presses, one at a time.",
+            "",
+            "| widget control | before | after |",
+            "|---|---|---|",
+        ]
+        names = list(before) + [n for n in (after or {}) if n not in before]
+        for name in names:
+            b = cell(before[name]["key_to_painted_ms"]) if name in before else "-"
+            a = cell(after[name]["key_to_painted_ms"]) if after and name in after else "-"
+            lines.append(f"| {name} | {b} | {a} |")
+    live = results.get("site_live_key_to_painted_ms")
+    if live:
+        lines += [
+            "",
+            "## The website's live explorers: key press to painted frame (ms)",
+            "",
+            "Headless Chromium on build/site/ served from 127.0.0.1 (tests/test_site.py). In the "
+            "page: `performance.now()` in a keydown listener, when the explorer has redrawn its "
+            "canvas (its `posenc:frame` event), and two animation frames later (painted). "
+            "Alternating ArrowRight and ArrowLeft, one press at a time.",
+            "",
+            "| page, explorer, control | n | key to drawn | key to painted |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {name} | {e['key_to_painted_ms']['n']} | {cell(e['key_to_drawn_ms'])} "
+            f"| {cell(e['key_to_painted_ms'])} |"
+            for name, e in live.items()
+        ]
+    weight = results.get("site_live_page_transfer")
+    if weight:
+        lines += [
+            "",
+            "## Weight of the chapters with live figures",
+            "",
+            "Everything the page loads, uncompressed and with text gzipped (benchmarks/website.py).",
+            "",
+            "| page | MB | MB gzipped | requests | of which script kB |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {page} | {w['total'] / 1e6:.2f} | {w['gzip'] / 1e6:.2f} | {w['requests']} "
+            f"| {w.get('script', 0) / 1e3:,.0f} |"
+            for page, w in weight.items()
+        ]
+    return lines
 
 
 def machine():
@@ -448,6 +592,7 @@ def markdown(results):
     )
     if results.get("browser_key_to_image_ms"):
         lines += browser_table(results["browser_key_to_image_ms"])
+    lines += live_tables(results)
     if results.get("notebook_run_s"):
         lines += spread_table(
             "Restart and Run All, wall time (s)", "notebook", results["notebook_run_s"]
@@ -536,6 +681,7 @@ def main(argv=None):
     if args.render:
         results = json.loads((args.out / "results.json").read_text())
         fold_browser_latency(results, args.browser)
+        fold_site_live(results)
         if args.notes.exists():
             results["notes"] = args.notes.read_text().strip()
         results["goals"] = GOALS
@@ -561,6 +707,7 @@ def main(argv=None):
     sweeps = ["tiny"] if args.tiny else ["quick"] + (["full"] if args.full_sweep else [])
     results["sweep_s"] = {mode: bench_sweep(mode) for mode in sweeps}
     fold_browser_latency(results, args.browser)
+    fold_site_live(results)
     results["site_landing_transfer"] = website.landing_page_transfer()  # None: no build/site
     results["goal_status"] = {k: v[0] for k, v in goal_status(results).items()}
     if args.notes.exists():
