@@ -391,7 +391,10 @@ class Axes {
     }
     if (xlabel) this.text(xlabel, box.x + box.w / 2, box.y + box.h + 22, { base: "top" });
     if (ylabel) this.text(ylabel, box.x - 40, box.y + box.h / 2, { rotate: -Math.PI / 2 });
-    if (title) this.text(title, box.x + box.w / 2, box.y - 8, { base: "bottom", size: 12.5 });
+    if (title) {
+      const lines = String(title).split("\n").length;
+      this.text(title, box.x + box.w / 2, box.y - 8 - (lines - 1) * 15, { base: "bottom", size: 12.5 });
+    }
   }
 
   segment(x0, y0, x1, y1, color, width, dash = []) {
@@ -515,13 +518,13 @@ function drawClocks(ctx, box, angles, { labels = [], highlight = null, spacing =
       ax.text(labels[n], ax.x(cx), ax.y(-1.3), { base: "top", size: Math.min(11, Math.max(9, scale / 3)), color: color2 });
     }
   });
-  if (title) ax.text(title, box.x + box.w / 2, box.y + 2, { base: "top", size: 12.5 });
+  if (title) ax.text(title, box.x + box.w / 2, box.y + 2 - 16 * (title.split("\n").length - 1), { base: "top", size: 12.5 });
 }
 
 const DRAW = {};
 
 DRAW.hello = {
-  aspect: 1.15,
+  height: (W) => Math.round(W * 1.05),
   maxWidth: 360,
   draw(ctx, W, H, spec, v, f) {
     drawClocks(ctx, { x: 8, y: 24, w: W - 16, h: H - 30 }, f.angles, {});
@@ -530,25 +533,29 @@ DRAW.hello = {
 };
 
 DRAW.sinusoidal = {
-  aspect: 5.2 / 9,
+  height: (W) => (W < 560 ? Math.round(W / 3.2 + 60 + 2 * 250) : Math.round((W * 5.2) / 9)),
   draw(ctx, W, H, spec, v, f, cache) {
-    const top = H / 2.6, { pair: i, position: p, d_model: d } = v;
+    const narrow = W < 560, top = narrow ? W / 3.2 + 60 : H / 2.6, { pair: i, position: p, d_model: d } = v;
     const lambda = wavelengths(d, v.base), shown = shownPairs(d);
-    const labels = [`selected\ni=${i}\nλ=${grouped(lambda[i], 0)}`, ...shown.map((s) => `i=${s}\nλ=${grouped(lambda[s], 0)}`)];
-    drawClocks(ctx, { x: 10, y: 20, w: W - 20, h: top - 20 }, f.angles, {
-      labels, highlight: 0, title: "one clock per pair i: the hand points at (sin pω_i, cos pω_i)",
+    // On a phone the eight clocks' labels keep their pair only (a wavelength would not fit).
+    const labels = [`selected\ni=${i}\nλ=${grouped(lambda[i], 0)}`, ...shown.map((s) => (narrow ? `i=${s}` : `i=${s}\nλ=${grouped(lambda[s], 0)}`))];
+    drawClocks(ctx, { x: 10, y: narrow ? 36 : 20, w: W - 20, h: top - (narrow ? 36 : 20) }, f.angles, {
+      labels, highlight: 0, title: `one clock per pair i:${narrow ? "\n" : " "}the hand points at (sin pω_i, cos pω_i)`,
     });
     // bottom left: the waves around p
-    const half = W / 2, waves = new Axes(ctx, { x: 52, y: top + 26, w: half - 70, h: H - top - 72 }, [-spec.window, spec.window], [-1.15, 1.8]);
+    const half = narrow ? 0 : W / 2, panelH = narrow ? 250 - 72 : H - top - 72;
+    const waves = new Axes(ctx, { x: 52, y: top + 26, w: (narrow ? W : half) - 70, h: panelH }, [-spec.window, spec.window], [-1.15, 1.8]);
     waves.frame({ xlabel: "offset from the current position p", ylabel: "value", title: "the selected pair's two columns, around p" });
     waves.vline(0, VERMILLION, 1.5);
     waves.line(f.offsets, f.sin, { color: BLUE, marker: "o", every: 8 });
     waves.line(f.offsets, f.cos, { color: ORANGE, dash: [6, 3], marker: "s", every: 8 });
     const entries = [["sin: column 2i", { color: BLUE, marker: "o" }], ["cos: column 2i+1", { color: ORANGE, marker: "s", dash: [6, 3] }]];
     const lw = 2 * (16 * 6.2 + 40) + 6;
-    legend(waves, entries, waves.box.x + (waves.box.w - lw) / 2, waves.box.y + 4, { columns: 2 });
+    legend(waves, entries, waves.box.x + Math.max(0, (waves.box.w - lw) / 2), waves.box.y + 4, { columns: 2 });
     // bottom right: the table, an image averaged down to the panel's device pixels
-    const box = { x: half + 56, y: top + 26, w: W - half - 56 - 78, h: H - top - 72 };
+    const box = narrow
+      ? { x: 56, y: top + 250 + 26, w: W - 56 - 78, h: panelH }
+      : { x: half + 56, y: top + 26, w: W - half - 56 - 78, h: panelH };
     const map = new Axes(ctx, box, [-0.5, d - 0.5], [f.seq_len - 0.5, -0.5]);
     const dpr = ctx.getTransform().a, rows = Math.max(1, Math.round(box.h * dpr));
     const key = `${d} ${v.base} ${f.seq_len} ${rows}`;
@@ -616,13 +623,14 @@ function colorbar(ctx, box, label) {
 }
 
 DRAW.similarity = {
-  aspect: 3.4 / 8,
+  height: (W) => Math.max(Math.round((W * 3.4) / 8), 280),
   draw(ctx, W, H, spec, v, f) {
+    const narrow = W < 560, top = narrow ? 46 : 30;
     const lo = Math.min(0, ...f.curve), hi = Math.max(...f.curve), pad = 0.05 * (hi - lo || 1);
-    const ax = new Axes(ctx, { x: 58, y: 30, w: W - 76, h: H - 78 }, [-0.05 * spec.max_shift, 1.05 * spec.max_shift], [lo - pad, hi + pad]);
+    const ax = new Axes(ctx, { x: 58, y: top, w: W - 76, h: H - top - 48 }, [-0.05 * spec.max_shift, 1.05 * spec.max_shift], [lo - pad, hi + pad]);
     ax.frame({
       xlabel: "shift k (positions)", ylabel: "PE[p] · PE[p+k]",
-      title: `similarity against shift, ${v.band} of d_model = ${v.d_model}, base ${grouped(v.base, 0)}`,
+      title: `similarity against shift,${narrow ? "\n" : " "}${v.band} of d_model = ${v.d_model}, base ${grouped(v.base, 0)}`,
     });
     ax.hline(0, "#999", 0.8);
     const ks = f.curve.map((_, k) => k);
@@ -632,10 +640,11 @@ DRAW.similarity = {
 };
 
 DRAW.rope = {
-  aspect: 3.8 / 9,
+  height: (W) => (W < 560 ? Math.round(Math.min(W - 80, 300) + 330) : Math.round((W * 3.8) / 9)),
   draw(ctx, W, H, spec, v, f) {
-    const side = Math.min(H - 76, (W - 150) / 2.6);
-    const plane = new Axes(ctx, { x: 58, y: 30, w: side, h: side }, [-f.limit, f.limit], [-f.limit, f.limit]);
+    const narrow = W < 560;
+    const side = narrow ? Math.min(W - 80, 300) : Math.min(H - 76, (W - 150) / 2.6);
+    const plane = new Axes(ctx, { x: narrow ? (W - side) / 2 + 20 : 58, y: 30, w: side, h: side }, [-f.limit, f.limit], [-f.limit, f.limit]);
     plane.hline(0, "#ccc", 0.8);
     plane.vline(0, "#ccc", 0.8);
     plane.frame({ xlabel: "dimension 2i", ylabel: "dimension 2i+1", title: f.title });
@@ -644,9 +653,10 @@ DRAW.rope = {
       const [color, alpha] = styles[n];
       plane.line([0, x], [0, y], { color, alpha, width: 2.5, marker: "o", every: () => [1] });
     });
-    const left = 58 + side + 70, offsets = f.offsets, lo = Math.min(...f.curve), hi = Math.max(...f.curve);
+    const left = narrow ? 58 : 58 + side + 70, offsets = f.offsets, lo = Math.min(...f.curve), hi = Math.max(...f.curve);
     const pad = 0.05 * (hi - lo || 1), most = offsets[offsets.length - 1];
-    const score = new Axes(ctx, { x: left, y: 30, w: W - left - 14, h: H - 76 }, [-1.05 * most, 1.05 * most], [lo - pad, hi + pad]);
+    const scoreBox = narrow ? { x: left, y: side + 110, w: W - left - 14, h: H - side - 156 } : { x: left, y: 30, w: W - left - 14, h: H - 76 };
+    const score = new Axes(ctx, scoreBox, [-1.05 * most, 1.05 * most], [lo - pad, hi + pad]);
     score.frame({ xlabel: "offset n - m", ylabel: "score q_m · k_n", title: "the score depends on n - m only" });
     score.line(offsets, f.curve, { color: "#4d4d4d", width: 1.5 });
     score.line([f.marker[0]], [f.marker[1]], { color: "#000", width: 0, marker: "o", size: 9 });
@@ -654,9 +664,10 @@ DRAW.rope = {
 };
 
 DRAW.alibi = {
-  aspect: 4.4 / 8,
+  height: (W) => (W < 560 ? 470 : Math.max(Math.round((W * 4.4) / 8), 330)),
   draw(ctx, W, H, spec, v, f) {
-    const L = spec.q.length, right = 150, panelH = (H - 110) / 2, keys = f.bias.map((_, j) => j);
+    const narrow = W < 560, L = spec.q.length, right = narrow ? 14 : 150;
+    const panelH = (H - (narrow ? 150 : 110)) / 2, keys = f.bias.map((_, j) => j);
     const xlim = [-0.05 * (L - 1) - 0.5, 1.05 * (L - 1) + 0.5];
     const top = new Axes(ctx, { x: 58, y: 30, w: W - 58 - right, h: panelH }, xlim, [-0.5 * (L - 1) - 0.5, 0.5]);
     top.frame({ ylabel: "bias", title: "ALiBi bias −m·(i − j) on each key", xticks: false });
@@ -665,8 +676,9 @@ DRAW.alibi = {
     bottom.frame({ xlabel: "key position j", ylabel: "attention weight" });
     bottom.line(keys, f.plain, { color: "#808080", dash: [6, 3], marker: "s", size: 3 });
     bottom.line(keys, f.biased, { color: BLUE, marker: "o", size: 3 });
-    legend(bottom, [["without ALiBi", { color: "#808080", dash: [6, 3], marker: "s" }], ["with ALiBi", { color: BLUE, marker: "o" }]],
-      bottom.box.x + bottom.box.w + 8, bottom.box.y);
+    const entries = [["without ALiBi", { color: "#808080", dash: [6, 3], marker: "s" }], ["with ALiBi", { color: BLUE, marker: "o" }]];
+    if (narrow) legend(bottom, entries, bottom.box.x, bottom.box.y + bottom.box.h + 44, { columns: 2 });
+    else legend(bottom, entries, bottom.box.x + bottom.box.w + 8, bottom.box.y);
   },
 };
 
@@ -677,7 +689,7 @@ const STYLE = `
 .posenc-explorer .posenc-controls { display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center; margin: 4px 0 8px; }
 .posenc-explorer .posenc-control { display: flex; align-items: center; gap: 6px; }
 .posenc-explorer .posenc-control.posenc-wide { flex: 1 1 100%; flex-wrap: wrap; }
-.posenc-explorer .posenc-control.posenc-wide input[type=range] { flex: 1 1 240px; min-width: 160px; }
+.posenc-explorer .posenc-control.posenc-wide input[type=range] { flex: 1 1 100%; order: 9; width: 100%; margin: 0; }
 .posenc-explorer input[type=range] { width: 180px; min-height: 24px; }
 .posenc-explorer input[type=number] { width: 6em; font: inherit; }
 .posenc-explorer select, .posenc-explorer button { font: inherit; min-height: 28px; }
@@ -796,6 +808,9 @@ function render({ model, el }) {
   status.setAttribute("aria-live", "polite");
   root.append(controlsBox, canvas, status);
   el.append(root);
+  // The explorer's keys are the explorer's: JupyterLab's shortcuts (which take the arrow keys in a
+  // notebook) handle keydown as it bubbles to the document, so it stops here.
+  root.addEventListener("keydown", (event) => event.stopPropagation());
 
   let values = explorer.normalize(spec, { ...model.get("values") });
   const cache = {}, frameCache = {}, base = `posenc-${kind}-${++uid}`;
@@ -821,7 +836,7 @@ function render({ model, el }) {
     const f = explorer.frame(spec, values, frameCache);
     const width = Math.min(drawer.maxWidth ?? 900, Math.max(200, Math.floor(root.clientWidth || el.clientWidth || 700)));
     lastWidth = root.clientWidth;
-    const height = Math.round(width * drawer.aspect), dpr = window.devicePixelRatio || 1;
+    const height = drawer.height(width), dpr = window.devicePixelRatio || 1;
     canvas.style.width = `${width}px`;
     canvas.style.height = `${height}px`;
     if (canvas.width !== Math.round(width * dpr)) canvas.width = Math.round(width * dpr);
