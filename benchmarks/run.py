@@ -440,8 +440,9 @@ def site_live_latency(path=SITE_LIVE_LATENCY):
         return None
     return {
         name: {
-            "key_to_drawn_ms": summary(entry["key_to_drawn_ms"], 1, digits=2),
-            "key_to_painted_ms": summary(entry["key_to_painted_ms"], 1, digits=2),
+            field: summary(entry[field], 1, digits=2)
+            for field in ("key_to_drawn_ms", "key_to_frame_ms", "key_to_painted_ms")
+            if field in entry
         }
         for name, entry in sorted(json.loads(path.read_text()).items())
     }
@@ -509,14 +510,16 @@ def live_tables(results):
             "",
             "Headless Chromium on build/site/ served from 127.0.0.1 (tests/test_site.py). In the "
             "page: `performance.now()` in a keydown listener, when the explorer has redrawn its "
-            "canvas (its `posenc:frame` event), and two animation frames later (painted). "
-            "Alternating ArrowRight and ArrowLeft, one press at a time.",
+            "canvas (its `posenc:frame` event), at the next animation frame (the one that paints "
+            "the drawing) and at the one after it (the drawing has been painted). Alternating "
+            "ArrowRight and ArrowLeft, one press at a time.",
             "",
-            "| page, explorer, control | n | key to drawn | key to painted |",
-            "|---|---|---|---|",
+            "| page, explorer, control | n | key to drawn | key to next frame | key to painted |",
+            "|---|---|---|---|---|",
         ]
         lines += [
             f"| {name} | {e['key_to_painted_ms']['n']} | {cell(e['key_to_drawn_ms'])} "
+            f"| {cell(e['key_to_frame_ms']) if 'key_to_frame_ms' in e else '-'} "
             f"| {cell(e['key_to_painted_ms'])} |"
             for name, e in live.items()
         ]
