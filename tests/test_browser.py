@@ -388,11 +388,18 @@ WIDGET_CHAPTERS = [
 )
 def test_chapter_runs_and_its_widget_answers_the_keyboard(browser, lab, name, budget, widget):
     page = open_notebook(browser, lab, name)
+    seen = {"hosts": set(), "errors": []}  # from Run All on: the widgets' code loads then
+    page.on("request", lambda r: seen["hosts"].add(urllib.parse.urlparse(r.url).hostname))
+    page.on("pageerror", lambda e: seen["errors"].append(str(e)))
+    page.on("console", lambda m: m.type == "error" and seen["errors"].append(m.text))
     try:
         run_all(page, budget)
         assert saved_errors(page, lab, name) == []
         if widget in LIVE_WIDGETS:
-            return check_live_explorer(page, browser, name, widget)
+            check_live_explorer(page, browser, name, widget)
+            assert seen["hosts"] <= {"127.0.0.1"}, f"{name}: asked other hosts: {seen['hosts']}"
+            assert seen["errors"] == [], f"{name}: console errors: {seen['errors']}"
+            return
         image = widget_image(page)
         image.scroll_into_view_if_needed()
         before = image_source(image)
