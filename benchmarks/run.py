@@ -36,7 +36,8 @@ GOALS = {
     "site_landing_transfer": "<= 2 MB (the landing page, everything it loads)",
     "sweep_s": "--quick <= 120 s, the full study <= 900 s (2 cores)",
     "lab_key_to_painted_ms": "<= 50 ms median per widget control (JupyterLab, in the page)",
-    "site_live_key_to_painted_ms": "<= 16 ms median per live explorer control (the website)",
+    "site_live_key_to_frame_ms": "<= 16 ms median per live explorer control to the frame that "
+    "paints it (the website)",
     "site_live_page_transfer": "<= 3 MB per chapter with live figures (everything it loads)",
 }
 
@@ -77,8 +78,10 @@ def goal_status(results):
         "lab_key_to_painted_ms": lambda r: _worst(
             ((k, e["key_to_painted_ms"]["median"]) for k, e in r.items()), lambda _: 50, " ms"
         ),
-        "site_live_key_to_painted_ms": lambda r: _worst(
-            ((k, e["key_to_painted_ms"]["median"]) for k, e in r.items()), lambda _: 16, " ms"
+        "site_live_key_to_frame_ms": lambda r: _worst(
+            ((k, e["key_to_frame_ms"]["median"]) for k, e in r.items() if "key_to_frame_ms" in e),
+            lambda _: 16,
+            " ms",
         ),
         "site_live_page_transfer": lambda r: _worst(
             ((k, e["total"] / 1e6) for k, e in r.items()), lambda _: 3, " MB", 2
@@ -407,6 +410,9 @@ def fold_browser_latency(results, path):
     results.pop("browser_slider_to_image_ms", None)  # the earlier polling measurement
     latency = browser_latency(path)
     if latency:
+        # A run of some chapters keeps the others' earlier records (each row has its date).
+        latency = {**(results.get("browser_key_to_image_ms") or {}), **latency}
+        latency = dict(sorted(latency.items(), key=lambda item: item[1]["notebook"]))
         results["browser_key_to_image_ms"] = latency
         results["lab_key_to_painted_ms"] = latency
 
@@ -463,9 +469,13 @@ def fold_site_live(results):
     latency = site_live_latency()
     if latency:
         results["site_live_key_to_painted_ms"] = latency
+        results["site_live_key_to_frame_ms"] = latency
     transfer = site_live_transfer()
     if transfer:
         results["site_live_page_transfer"] = transfer
+    landing = website.landing_page_transfer()
+    if landing:
+        results["site_landing_transfer"] = landing
     before = lab_before()
     if before:
         results["lab_before_key_to_painted_ms"] = before
@@ -491,13 +501,14 @@ def live_tables(results):
             f"measured {sorted({e['date'] for e in before.values()})[0]} (1-minute load average "
             f"{min(e['load_average'] for e in before.values())}-"
             f"{max(e['load_average'] for e in before.values())}). After: explorers.js draws the "
-            "canvas in the page (chapters 00, 02, 04, 05); the other chapters' widgets are still "
-            "drawn by the kernel. Median (min-max) over n presses, one at a time.",
+            "canvas in the page (chapters 00, 02, 04, 05). Median (min-max) over n presses, one "
+            "at a time.",
             "",
             "| widget control | before | after |",
             "|---|---|---|",
         ]
-        names = list(before) + [n for n in (after or {}) if n not in before]
+        live = ("HelloSlider", "SinusoidalExplorer", "RopeExplorer", "AlibiExplorer")
+        names = list(before) + [n for n in (after or {}) if n not in before and n.startswith(live)]
         for name in names:
             b = cell(before[name]["key_to_painted_ms"]) if name in before else "-"
             a = cell(after[name]["key_to_painted_ms"]) if after and name in after else "-"
