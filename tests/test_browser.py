@@ -389,7 +389,14 @@ WIDGET_CHAPTERS = [
 def test_chapter_runs_and_its_widget_answers_the_keyboard(browser, lab, name, budget, widget):
     page = open_notebook(browser, lab, name)
     seen = {"hosts": set(), "errors": []}  # from Run All on: the widgets' code loads then
-    page.on("request", lambda r: seen["hosts"].add(urllib.parse.urlparse(r.url).hostname))
+    # Network requests only: anywidget imports the module from a blob: URL made in the page.
+    page.on(
+        "request",
+        lambda r: (
+            urllib.parse.urlparse(r.url).scheme in ("http", "https", "ws", "wss")
+            and seen["hosts"].add(urllib.parse.urlparse(r.url).hostname)
+        ),
+    )
     page.on("pageerror", lambda e: seen["errors"].append(str(e)))
     page.on("console", lambda m: m.type == "error" and seen["errors"].append(m.text))
     try:

@@ -469,7 +469,7 @@ function markerAt(ctx, marker, x, y, size, color) {
 
 function rdbu(value) {
   const t = Math.min(1, Math.max(0, (value + 1) / 2)) * 10, n = Math.min(9, Math.floor(t)), f = t - n;
-  return RDBU[n].map((c, j) => Math.round(c + (RDBU[n + 1][j] - c) * f));
+  return RDBU[n].map((c, j) => c + (RDBU[n + 1][j] - c) * f);
 }
 
 function legend(ax, entries, x, y, { columns = 1 } = {}) {
@@ -581,7 +581,8 @@ DRAW.sinusoidal = {
 };
 
 function tableImage(d, base, seqLen, rows) {
-  // Each pixel row averages the table rows it covers (antialiased, as plots.heatmap draws it).
+  // Each pixel row averages the colours of the table rows it covers (antialiased, as
+  // plots.heatmap draws it: a fast column that swings from red to blue blurs to grey-purple).
   const omega = frequencies(d, base), canvas = document.createElement("canvas");
   canvas.width = d;
   canvas.height = rows;
@@ -590,12 +591,17 @@ function tableImage(d, base, seqLen, rows) {
     const lo = Math.floor((r * seqLen) / rows), hi = Math.max(lo + 1, Math.floor(((r + 1) * seqLen) / rows));
     for (let c = 0; c < d; c++) {
       const w = omega[c >> 1];
-      let sum = 0;
-      for (let p = lo; p < hi; p++) sum += c % 2 === 0 ? Math.sin(p * w) : Math.cos(p * w);
-      const [R, G, B] = rdbu(sum / (hi - lo)), at = 4 * (r * d + c);
-      image.data[at] = R;
-      image.data[at + 1] = G;
-      image.data[at + 2] = B;
+      const sum = [0, 0, 0];
+      for (let p = lo; p < hi; p++) {
+        const rgb = rdbu(c % 2 === 0 ? Math.sin(p * w) : Math.cos(p * w));
+        sum[0] += rgb[0];
+        sum[1] += rgb[1];
+        sum[2] += rgb[2];
+      }
+      const at = 4 * (r * d + c);
+      image.data[at] = Math.round(sum[0] / (hi - lo));
+      image.data[at + 1] = Math.round(sum[1] / (hi - lo));
+      image.data[at + 2] = Math.round(sum[2] / (hi - lo));
       image.data[at + 3] = 255;
     }
   }
@@ -605,7 +611,7 @@ function tableImage(d, base, seqLen, rows) {
 
 function colorbar(ctx, box, label) {
   for (let y = 0; y < box.h; y++) {
-    const [R, G, B] = rdbu(1 - (2 * y) / box.h);
+    const [R, G, B] = rdbu(1 - (2 * y) / box.h).map(Math.round);
     ctx.fillStyle = `rgb(${R},${G},${B})`;
     ctx.fillRect(box.x, box.y + y, box.w, 1.5);
   }
