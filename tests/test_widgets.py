@@ -381,3 +381,32 @@ def test_every_explorer_with_a_figure_and_a_status_line_offers_snapshot_at_over_
         "AttentionInspector",
     }
     assert set(explorers) - offering == {"HelloSlider", "FrameSlider", "Quiz"}
+
+
+def test_the_live_explorers_module_loads_nothing_from_anywhere():
+    from pathlib import Path
+
+    import posenc_lib.widgets as module
+
+    root = Path(module.__file__).resolve().parents[2]
+    sources = [
+        Path(module.__file__).with_name("explorers.js").read_text(),
+        (root / "docs" / "_static" / "posenc-live.js").read_text(),
+    ]
+    assert not re.search(r"https?://|//cdn|\bfetch\(|XMLHttpRequest|WebSocket", "".join(sources))
+    imports = re.findall(r"^\s*import\b.*?from\s+['\"]([^'\"]+)['\"]", "\n".join(sources), re.M)
+    assert imports == ["./posenc/explorers.js"], "only the site loader imports, and only the module"
+
+
+def test_a_live_explorer_and_its_python_controls_follow_each_other():
+    w = RopeExplorer()
+    w.view.values = {"m": 50, "n": 60, "pair": 2}  # as the browser sends a reader's move
+    assert (w.m.value, w.n.value, w.pair.value) == (50, 60, 2)
+    assert w.status.value.startswith("m=50, n=60, offset n-m=10:")
+    w.n.value = 70  # a cell sets a control: the drawing follows
+    assert w.view.values == {"m": 50, "n": 70, "pair": 2}
+    s = SinusoidalExplorer()
+    s.view.values = {"d_model": 64, "base": 10000.0, "pair": 31, "position": 9000}
+    assert (s.d_model.value, s.pair.value, s.position.value) == (64, 31, 9000)
+    s.view.values = {**s.view.values, "d_model": 16}  # a narrower table clips the pair
+    assert s.pair.value == 7 and s.view.values["pair"] == 7
