@@ -162,7 +162,7 @@ def bench_sliders(steps):
         "SinusoidalExplorer pair (ch 02)": (widgets.SinusoidalExplorer, lambda w: w.pair, range(8)),
         "FrameSlider (ch 03)": (
             lambda: widgets.FrameSlider({k: rng.random((64, 64)) for k in range(0, 325, 25)}),
-            lambda w: w.slider,
+            lambda w: w.frame,
             list(range(0, 325, 25)),
         ),
         "RopeExplorer (ch 04)": (widgets.RopeExplorer, lambda w: w.m, range(0, 121)),

@@ -6,7 +6,7 @@ change updates their data and re-renders that one figure to PNG bytes shown in a
 browser and benchmarks can time a step.
 """
 
-from ._live import Explorer, LiveFigure, StatusExplorer
+from ._live import Explorer, FrameImage, LiveFigure, StatusExplorer
 from .ch00 import HelloSlider
 from .ch01 import OrderExplorer, describe_comparison, draw_order_comparison
 from .ch02 import SimilarityExplorer, SinusoidalExplorer
@@ -19,6 +19,7 @@ __all__ = [
     "AlibiExplorer",
     "AttentionInspector",
     "Explorer",
+    "FrameImage",
     "FrameSlider",
     "HelloSlider",
     "LiveFigure",
