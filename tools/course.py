@@ -3,6 +3,7 @@
     python tools/course.py lab     install the course into .venv (once) and open chapter 00 in JupyterLab
     python tools/course.py test    install the test stack and run everything `make test` runs
     python tools/course.py check   the fast tier (`make check`)
+    python tools/course.py notebooks   every notebook re-executed and compared by nbval (strict)
 
 `make lab`, `make test` and `make check` call this file, so there is one implementation. It needs
 only a Python >= 3.10 to start it (`py tools/course.py lab` on Windows, `python3 ...` elsewhere);
@@ -103,20 +104,30 @@ def lab_environment(environ=None):
     return environ
 
 
-def test_commands(python, fast=False):
-    """What `make test` runs (``fast``: what `make check` runs), as argument lists."""
+NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/sanitize.cfg"]
+
+
+def test_commands(python, tier="test"):
+    """Return what a tier runs, as argument lists.
+
+    ``"test"``: what `make test` runs; ``"check"``: the fast tier of `make check`;
+    ``"notebooks"``: only the notebooks, strict.
+    """
     lint = [[python, "-m", "ruff", "check", "."], [python, "-m", "ruff", "format", "--check", "."]]
-    if fast:
+    if tier == "check":
         pytest = [python, "-m", "pytest", "-q", "-m", "not browser and not binder"]
         return [*lint, [*pytest, "tests", "posenc_lib"]]
-    nbval = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/sanitize.cfg"]
-    pytest = [python, "-m", "pytest", *nbval, "--doctest-modules"]
+    if tier == "notebooks":
+        return [[python, "-m", "pytest", "-q", *NBVAL, "notebooks"]]
+    if tier != "test":
+        raise ValueError(f"test_commands: tier must be test, check or notebooks, got {tier!r}")
+    pytest = [python, "-m", "pytest", *NBVAL, "--doctest-modules"]
     return [*lint, [*pytest, "tests", "posenc_lib", "notebooks"]]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["lab", "test", "check"])
+    parser.add_argument("command", choices=["lab", "test", "check", "notebooks"])
     args = parser.parse_args(argv)
     if args.command == "lab":
         python = ensure_installed("lab")
@@ -127,9 +138,9 @@ def main(argv=None):
         return 0
     python = ensure_installed("test")
     env = dict(os.environ)
-    if args.command == "test":
+    if args.command != "check":
         env["POSENC_CHECK_FIGURES"] = "1"
-    for command in test_commands(python, fast=args.command == "check"):
+    for command in test_commands(python, args.command):
         if subprocess.run([str(c) for c in command], cwd=ROOT, env=env).returncode:
             return 1
     return 0
