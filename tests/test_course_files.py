@@ -382,3 +382,24 @@ def test_docs_claims_lists_every_claims_test():
         "docs/claims.md is out of date: run `python tools/claims.py`"
     )
     assert len(claims.claims()) >= 20
+
+
+# -- README ----------------------------------------------------------------------------------------
+
+
+def test_readme_states_the_courses_length_as_the_chapters_add_it_up():
+    import sitetools
+
+    minutes = [sitetools.chapter_info(p)["minutes"] for p in NOTEBOOKS]
+    text = (ROOT / "README.md").read_text()
+    total = sum(minutes)
+    assert f"about {total // 60} h {total % 60} min" in text
+    assert ", ".join(str(m) for m in minutes[:-1]) + f" and {minutes[-1]} minutes" in text
+
+
+def test_readme_gives_a_learner_lab_first_and_test_only_as_a_contributors_check():
+    text = (ROOT / "README.md").read_text()
+    start = text.split("## Start", 1)[1].split("\n## ", 1)[0]
+    assert "make lab" in start.split("```")[1] and "make test" not in start.split("```")[1]
+    assert "py tools/course.py lab" in start and "conda env create" in start and "uv venv" in start
+    assert "## Publish your copy" in text and "sync-links" in text.split("## Publish your copy")[1]
