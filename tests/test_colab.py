@@ -123,12 +123,17 @@ def colab(tmp_path_factory):
     return {"base": base, "python": python, "env": env, "wheel": wheel, "environ": environ}
 
 
-def test_the_wheel_carries_the_committed_results_the_chapters_read(colab):
+def test_the_wheel_carries_every_data_file_of_the_package(colab):
+    """The committed results and corpus the chapters read travel inside the installed package."""
     import zipfile
 
-    names = zipfile.ZipFile(colab["wheel"]).namelist()
-    assert any(n.startswith("posenc_lib/") and n.endswith(".py") for n in names)
-    assert any(n.startswith("posenc_lib/data/") for n in names), names
+    listed = subprocess.run(
+        ["git", "ls-files", "posenc_lib/data"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    data = {name for name in listed if "__pycache__" not in name and not name.endswith(".py")}
+    assert data, "posenc_lib/data holds no committed data"
+    names = set(zipfile.ZipFile(colab["wheel"]).namelist())
+    assert sorted(data - names) == []
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
