@@ -151,12 +151,56 @@ def chapter_info(path):
     }
 
 
+TEX_SYMBOLS = {r"\cdot": "·", r"\,": "\u2009", r"\times": "×", r"\theta": "θ", r"\pi": "π"}
+TEX_SCRIPT_RE = re.compile(r"([_^])(?:\{([^{}]*)\}|(\w))")
+
+
+def plain_math(tex):
+    r"""Write simple inline TeX as HTML text (subscripts, a few symbols), or None if it can't.
+
+    The landing page's chapter map quotes the chapters' goals, whose math is this simple: written
+    as text, the page needs no MathJax (0.7 MB).
+
+    Examples
+    --------
+    >>> plain_math(r"q_m \cdot k_n")
+    '<span class="posenc-math">q<sub>m</sub> · k<sub>n</sub></span>'
+    >>> plain_math(r"\sqrt{d_{model}}")
+    '<span class="posenc-math">√<span style="text-decoration:overline">d<sub>model</sub></span></span>'
+    >>> plain_math(r"\frac{1}{2}") is None
+    True
+    """
+    text = html.escape(tex, quote=False)
+    for command, symbol in TEX_SYMBOLS.items():
+        text = text.replace(command, symbol)
+    text = re.sub(
+        r"\\sqrt\{((?:[^{}]|\{[^{}]*\})*)\}",
+        r'√<span style="text-decoration:overline">\1</span>',
+        text,
+    )
+    for _ in range(3):  # nested scripts, innermost first
+        text = TEX_SCRIPT_RE.sub(
+            lambda m: (
+                f"<{'sub' if m[1] == '_' else 'sup'}>{m[2] or m[3]}</{'sub' if m[1] == '_' else 'sup'}>"
+            ),
+            text,
+        )
+    if "\\" in text or "{" in text or "}" in text:
+        return None
+    return f'<span class="posenc-math">{text.replace(" - ", " − ")}</span>'
+
+
+def _plain_goal(goal):
+    """Return ``goal`` with each inline ``$...$`` written as text where `plain_math` can."""
+    return re.sub(r"\$([^$]+)\$", lambda m: plain_math(m[1]) or m[0], goal)
+
+
 def chapter_map_markdown(infos):
     """Return the landing page's chapter map (MyST): each chapter's link, time and goals."""
     blocks = []
     for info in infos:
         link = f"[{info['number']} · {info['title']}]({info['docname']}.ipynb)"
-        goals = "".join(f"\n- {goal}" for goal in info["goals"])
+        goals = "".join(f"\n- {_plain_goal(goal)}" for goal in info["goals"])
         blocks.append(f"**{link}** · {info['minutes']} min\n{goals}")
     total = sum(info["minutes"] for info in infos)
     hours, minutes = divmod(total, 60)
