@@ -577,9 +577,31 @@ def _on_source_read(app, docname, source):
     source[0] = nbformat.writes(nb)
 
 
+SIDEBAR_TAG = '<div id="pst-primary-sidebar" class="'
+SIDEBAR_LANDMARK = '<div id="pst-primary-sidebar" role="complementary" aria-label="Course" class="'
+
+
+def sidebar_as_landmark(page):
+    """Make the theme's primary sidebar (logo, search, chapters) a landmark.
+
+    The theme draws it as a plain ``div``, so the logo and the search button sit outside every
+    landmark and a screen reader's landmark list skips them (axe-core's rule ``region``).
+
+    Examples
+    --------
+    >>> sidebar_as_landmark('<div id="pst-primary-sidebar" class="bd-sidebar">')
+    '<div id="pst-primary-sidebar" role="complementary" aria-label="Course" class="bd-sidebar">'
+    """
+    return page.replace(SIDEBAR_TAG, SIDEBAR_LANDMARK)
+
+
 def _on_build_finished(app, exception):
     if exception is not None or app.builder.format != "html":
         return
+    for page in Path(app.outdir).glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        if SIDEBAR_TAG in text:
+            page.write_text(sidebar_as_landmark(text), encoding="utf-8")
     from importlib.metadata import distribution
 
     from sphinx.util import logging

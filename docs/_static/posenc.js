@@ -4,7 +4,7 @@
 // typeset the page (pages without math load no MathJax) and again when the window is resized.
 (() => {
   const mark = () => {
-    document.querySelectorAll("div.math").forEach((box) => {
+    document.querySelectorAll('div.math, mjx-container[display="true"]').forEach((box) => {
       if (box.scrollWidth > box.clientWidth + 1) {
         box.setAttribute("tabindex", "0");
         box.setAttribute("role", "group");
