@@ -182,10 +182,10 @@ def one_blas_thread(runner, job):
 
 
 def _finished(jobs, runner, workers, backend):
-    """Yield the outputs of ``jobs`` as they finish (any order)."""
+    """Yield the outputs of ``jobs`` as they finish (any order), one BLAS thread per job."""
     if workers == 1 and backend == "loky":
         for job in jobs:
-            yield runner(job)
+            yield one_blas_thread(runner, job)
         return
     from joblib import Parallel, delayed, parallel_config
 
@@ -222,8 +222,8 @@ def run_jobs(
     runner : callable
         Runs one job; a module-level function, so that worker processes can import it.
     workers : int
-        Local worker processes (loky), one BLAS thread each; 1 runs the jobs in this process.
-        Ignored with ``backend="dask"``, which uses every worker of the cluster.
+        Local worker processes (loky); 1 runs the jobs in this process. Every job runs with one
+        BLAS thread, wherever it runs, so that its numbers do not depend on where. Ignored with ``backend="dask"``, which uses every worker of the cluster.
     backend : {"loky", "dask"}
         Where the jobs run: local processes, or the Dask cluster of the current
         ``dask.distributed.Client`` (create one first).
@@ -656,13 +656,9 @@ def normalized_source(source, node):
     return "\n".join(line for line in logical if line != "<doc>")
 
 
-def _module_path(module):
-    return Path(__file__).resolve().parents[1].joinpath(*module.split(".")).with_suffix(".py")
-
-
-def _parse_module(module):
+def _parse_module(module, root):
     """Top-level definitions {name: node} and imported names {name: (module, name or None)}."""
-    source = _module_path(module).read_text()
+    source = Path(root).joinpath(*module.split(".")).with_suffix(".py").read_text()
     tree = ast.parse(source)
     definitions, imported = {}, {}
     package = module.rsplit(".", 1)[0]
@@ -686,7 +682,7 @@ def _parse_module(module):
     return source, definitions, imported
 
 
-def code_hash(roots):
+def code_hash(roots, *, root=None):
     """Return a hash of the code that produces a sweep's data: ``roots`` and all they use.
 
     Starting from ``roots`` ("module:name"), every top-level function, class and constant of the
@@ -700,6 +696,8 @@ def code_hash(roots):
     ----------
     roots : sequence of str
         E.g. ``["posenc_lib.experiments:train_and_measure"]``.
+    root : str or Path, optional
+        The directory holding the ``posenc_lib`` sources (default: this installation's).
 
     Returns
     -------
@@ -712,16 +710,17 @@ def code_hash(roots):
     >>> len(h["sha256"]), h["definitions"] >= 2
     (64, True)
     """
+    root = Path(__file__).resolve().parents[1] if root is None else Path(root)
     parsed = {}
     seen = set()
-    todo = [tuple(root.split(":")) for root in roots]
+    todo = [tuple(r.split(":")) for r in roots]
     while todo:
         module, name = todo.pop()
         if (module, name) in seen:
             continue
         seen.add((module, name))
         if module not in parsed:
-            parsed[module] = _parse_module(module)
+            parsed[module] = _parse_module(module, root)
         _, definitions, imported = parsed[module]
         if name in imported:
             target = imported[name]
