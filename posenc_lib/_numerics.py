@@ -31,7 +31,7 @@ def plain(x):
     return getattr(x, "_value", x)
 
 
-def row_shift(x, axis):
+def _row_shift(x, axis):
     """Return the maximum along ``axis`` (0 where it is infinite), a constant for the gradient."""
     shift = np.max(plain(x), axis=axis, keepdims=True)
     return np.where(np.isfinite(shift), shift, 0.0)
@@ -60,7 +60,7 @@ def stable_softmax(x, axis=-1, *, xp=np):
     >>> stable_softmax(np.array([0.0, np.log(3.0)]))
     array([0.25, 0.75])
     """
-    e = xp.exp(x - row_shift(x, axis))
+    e = xp.exp(x - _row_shift(x, axis))
     return e / xp.sum(e, axis=axis, keepdims=True)
 
 
@@ -88,5 +88,5 @@ def stable_log_softmax(x, axis=-1, *, xp=np):
     >>> np.exp(stable_log_softmax(np.array([0.0, np.log(3.0)])))
     array([0.25, 0.75])
     """
-    shifted = x - row_shift(x, axis)
+    shifted = x - _row_shift(x, axis)
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))

@@ -809,7 +809,7 @@ def compare_configs(records, task, *, eval_len=256, region="unseen", digits=2):
     return "\n".join(
         [
             f"{task}, {region} positions at L={eval_len}: mean (min-max) over seeds",
-            *text_table("scheme", configs, rows, digits=digits, width=width),
+            *text_table("scheme", configs, rows, digits=digits, column_width=width),
         ]
     )
 
@@ -1131,7 +1131,12 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
     )
     headers = ["before", f"after {steps} steps"]
     table = text_table(
-        "method", headers, rows_out, digits=digits, width=cell_width(digits), label_width=14
+        "method",
+        headers,
+        rows_out,
+        digits=digits,
+        column_width=cell_width(digits),
+        label_width=14,
     )
     return "\n".join([heading, *table])
 
@@ -1140,7 +1145,30 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
 
 
 def report(records, out):
-    """Draw out/results.png (the first configuration) and return the tables of every one."""
+    """Draw out/results.png (the first configuration) and return the tables of every one.
+
+    Parameters
+    ----------
+    records : list of dict
+        The records of results.json.
+    out : Path
+        The sweep's directory.
+
+    Returns
+    -------
+    str
+        A `results_table` per configuration.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     text = report(load_study()[0], Path(out))
+    ...     drawn = (Path(out) / "results.png").exists()
+    >>> text.splitlines()[0], drawn
+    ('configuration 4x8+mlp; mean (min-max) over 3 seeds; trained at L=32', True)
+    """
     import matplotlib
 
     matplotlib.use("Agg")

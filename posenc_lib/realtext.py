@@ -790,7 +790,31 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1):
 
 
 def report(records, out):
-    """Draw out/results.png (both modes side by side) and return the tables of both modes."""
+    """Draw out/results.png (both modes side by side) and return the tables of both modes.
+
+    Parameters
+    ----------
+    records : list of dict
+        The records of results.json.
+    out : Path
+        The sweep's directory.
+
+    Returns
+    -------
+    str
+        A `results_table` per mode.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import matplotlib
+    >>> with tempfile.TemporaryDirectory() as out, matplotlib.rc_context():
+    ...     text = report(load_sweep()[0], Path(out))
+    ...     drawn = (Path(out) / "results.png").exists()
+    >>> text.splitlines()[0], drawn
+    ('bits per character, non-overlapping chunks, mean (min-max) over 3 seeds', True)
+    """
     import matplotlib
 
     matplotlib.use("Agg")

@@ -75,6 +75,12 @@ class Sweep:
         fast test can re-score them exactly.
     report : callable, optional
         ``report(records, out)``: draw out/results.png and return the tables to print.
+
+    Examples
+    --------
+    >>> from posenc_lib import experiments, realtext
+    >>> experiments.STUDY.directory.name, list(realtext.REALTEXT.files)
+    ('study', ['results', 'curves'])
     """
 
     name: str
@@ -299,7 +305,7 @@ def run_jobs(
 # -- recording -------------------------------------------------------------------------------
 
 
-def region_records(base, scored, train_len, metric, *, keys=()):
+def region_records(fields, scored, train_len, metric, *, keys=()):
     """Return the records of one model: a value per evaluation length (and ``keys``) and region.
 
     Region "all" counts every query position; "unseen" those >= ``train_len``, and exists only
@@ -308,7 +314,7 @@ def region_records(base, scored, train_len, metric, *, keys=()):
 
     Parameters
     ----------
-    base : dict
+    fields : dict
         The fields every record starts with (task, scheme, config, seed, train_len).
     scored : dict
         ``(eval_len, *extra)`` -> ``(totals, counts)`` per query position, or None; in the
@@ -323,7 +329,7 @@ def region_records(base, scored, train_len, metric, *, keys=()):
     Returns
     -------
     list of dict
-        {**base, eval_len, *keys, region, metric, value}.
+        {**fields, eval_len, *keys, region, metric, value}.
 
     Examples
     --------
@@ -340,7 +346,7 @@ def region_records(base, scored, train_len, metric, *, keys=()):
             start = 0 if region == "all" else train_len
             out.append(
                 {
-                    **base,
+                    **fields,
                     "eval_len": length,
                     **dict(zip(keys, extra, strict=True)),
                     "region": region,
@@ -351,13 +357,14 @@ def region_records(base, scored, train_len, metric, *, keys=()):
     return out
 
 
-def curve_record(base, fields, metric, totals, counts, *, digits):
+def curve_record(fields, evaluation, metric, totals, counts, *, digits):
     """Return the per-position record of one model at one length: its sums and counts.
 
     Parameters
     ----------
-    base, fields : dict
-        The record's first fields, then those of the evaluation (eval_len, mode...).
+    fields, evaluation : dict
+        The record's first fields (task, scheme...), then those of the evaluation (eval_len,
+        mode...).
     metric : str
         Recorded as "metric".
     totals : array_like of float
@@ -370,7 +377,7 @@ def curve_record(base, fields, metric, totals, counts, *, digits):
     Returns
     -------
     dict
-        {**base, **fields, metric, totals, counts}.
+        {**fields, **evaluation, metric, totals, counts}.
 
     Examples
     --------
@@ -378,8 +385,8 @@ def curve_record(base, fields, metric, totals, counts, *, digits):
     {'scheme': 'rope', 'eval_len': 2, 'metric': 'loss', 'totals': [1.23, 2.0], 'counts': [1, 1]}
     """
     return {
-        **base,
         **fields,
+        **evaluation,
         "metric": metric,
         "totals": [round(float(v), digits) if digits else int(round(v)) for v in totals],
         "counts": [int(n) for n in counts],
@@ -428,6 +435,18 @@ def write_records(path, rows, provenance):
     -------
     Path
         ``path``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = write_records(Path(tmp) / "r.json", [{"value": 0.5}], {"sweep": "demo"})
+    ...     print(path.read_text(), end="")
+    {"provenance": {"sweep": "demo"},
+    "records": [
+    {"value": 0.5}
+    ]
+    }
     """
     path = Path(path)
     path.write_text(
@@ -442,10 +461,16 @@ def load_records(path):
     Parameters
     ----------
     path : str or Path
+        The file.
 
     Returns
     -------
     list of dict
+
+    Examples
+    --------
+    >>> len(load_records(DATA / "study" / "results.json"))  # chapter 06's committed study
+    1134
     """
     data = json.loads(Path(path).read_text())
     return data if isinstance(data, list) else data["records"]
@@ -457,10 +482,17 @@ def load_provenance(path):
     Parameters
     ----------
     path : str or Path
+        The file.
 
     Returns
     -------
     dict or None
+
+    Examples
+    --------
+    >>> stamp = load_provenance(DATA / "study" / "results.json")
+    >>> sorted(stamp), stamp["settings"]["options"]["steps"]
+    (['code', 'command', 'inputs', 'settings', 'sweep', 'versions'], 400)
     """
     data = json.loads(Path(path).read_text())
     return None if isinstance(data, list) else data["provenance"]
@@ -490,7 +522,25 @@ def witness_path(directory, job):
 
 
 def is_witness(sweep, job):
-    """Return True when ``job`` matches one of ``sweep.witnesses``."""
+    """Return True when ``job`` matches one of ``sweep.witnesses`` (its parameters are saved).
+
+    Parameters
+    ----------
+    sweep : Sweep
+        The chapter's sweep.
+    job : dict
+        One of its jobs.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> demo = Sweep("demo", "m", None, None, {}, {}, witnesses=({"seed": 0},))
+    >>> is_witness(demo, {"seed": 0, "scheme": "rope"}), is_witness(demo, {"seed": 1})
+    (True, False)
+    """
     return any(all(job.get(k) == v for k, v in w.items()) for w in sweep.witnesses)
 
 
@@ -522,6 +572,18 @@ def run_sweep(sweep, out, *, workers=2, backend="loky", progress=True, fresh=Fal
     -------
     dict of Path
         One per file of ``sweep.files``.
+
+    Examples
+    --------
+    See `posenc_lib.experiments.run_sweep` and `posenc_lib.realtext.run_sweep`, which call it:
+
+    >>> from posenc_lib import experiments
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     paths = run_sweep(experiments.STUDY, tmp, workers=1, progress=False,
+    ...                       **experiments.STUDY.tiny)
+    ...     print(sorted(paths), len(load_records(paths["results"])))
+    ['curves', 'extension', 'results'] 9
     """
     out = Path(out)
     options = {**sweep.options, **options}
@@ -547,7 +609,34 @@ def run_sweep(sweep, out, *, workers=2, backend="loky", progress=True, fresh=Fal
 
 
 def write_sweep(sweep, out, outputs, options):
-    """Write the files of a sweep from its outputs, each with the provenance of ``options``."""
+    """Write the files of a sweep from its outputs, each with the provenance of ``options``.
+
+    Parameters
+    ----------
+    sweep : Sweep
+        The chapter's sweep.
+    out : str or Path
+        The directory.
+    outputs : list of dict
+        What ``sweep.run`` returned for each job, in job order.
+    options : dict
+        The options the jobs were made with.
+
+    Returns
+    -------
+    dict of Path
+        One per file of ``sweep.files``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> demo = Sweep("demo", "m", None, None, {"results": "records"}, {})
+    >>> outputs = [{"job": {}, "records": [{"value": 1.0}]}, {"job": {}, "records": []}]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     paths = write_sweep(demo, tmp, outputs, {"seeds": [0]})
+    ...     print(load_records(paths["results"]), load_provenance(paths["results"])["sweep"])
+    [{'value': 1.0}] demo
+    """
     stamp = provenance(sweep, options)
     paths = {}
     for name, key in sweep.files.items():
@@ -572,6 +661,12 @@ def load_sweep_files(sweep, directory=None):
     Returns
     -------
     tuple of list of dict
+
+    Examples
+    --------
+    >>> from posenc_lib import realtext
+    >>> [len(rows) for rows in load_sweep_files(realtext.REALTEXT)]
+    [324, 33]
     """
     directory = sweep.directory if directory is None else Path(directory)
     return tuple(load_records(directory / f"{name}.json") for name in sweep.files)
@@ -753,7 +848,23 @@ def code_hash(roots, *, root=None):
 
 
 def file_hash(path):
-    """Return the sha256 of a file's bytes (an input of a sweep)."""
+    """Return the sha256 of a file's bytes (an input of a sweep).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Examples
+    --------
+    >>> len(file_hash(DATA / "pydoc_topics.json.gz"))
+    64
+    """
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
@@ -797,6 +908,13 @@ def provenance(sweep, options):
     dict
         "sweep", "command", "settings" ({"options", "constants"}), "versions", "code" (see
         `code_hash`) and "inputs" ({file name: sha256}).
+
+    Examples
+    --------
+    >>> from posenc_lib import realtext
+    >>> stamp = provenance(realtext.REALTEXT, realtext.FULL)
+    >>> stamp["command"], list(stamp["inputs"])
+    ('python -m posenc_lib.realtext --out posenc_lib/data/realtext', ['pydoc_topics.json.gz'])
     """
     return {
         "sweep": sweep.name,
@@ -824,6 +942,17 @@ def stale_provenance(sweep, directory=None):
     -------
     list of str
         One line per file and mismatch (code hash, settings, inputs).
+
+    Examples
+    --------
+    >>> import shutil, tempfile
+    >>> from posenc_lib import experiments
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     for name in experiments.STUDY.files:  # a copy whose files lost their provenance
+    ...         rows = load_records(experiments.STUDY.directory / f"{name}.json")
+    ...         _ = (Path(tmp) / f"{name}.json").write_text(records_text(rows))
+    ...     stale_provenance(experiments.STUDY, tmp)
+    ['results.json: no provenance', 'curves.json: no provenance', 'extension.json: no provenance']
     """
     directory = sweep.directory if directory is None else Path(directory)
     now = provenance(sweep, sweep.options)
@@ -873,13 +1002,15 @@ def select(records, **criteria):
     return [r for r in records if matches(r)]
 
 
-def names(records, key):
-    """Return the distinct values of ``key`` in the records, in their order.
+def names(records, field):
+    """Return the distinct values of ``field`` in the records, in their order.
 
     Parameters
     ----------
     records : list of dict
-    key : str
+        The records.
+    field : str
+        The field whose values are listed.
 
     Returns
     -------
@@ -890,7 +1021,7 @@ def names(records, key):
     >>> names([{"s": "b"}, {"s": "a"}, {"s": "b"}], "s")
     ['b', 'a']
     """
-    return list(dict.fromkeys(r[key] for r in records))
+    return list(dict.fromkeys(r[field] for r in records))
 
 
 def one_config(records, config, func):
@@ -1013,7 +1144,7 @@ def cell(value, digits=2):
     return f"{mean:.{digits}f} ({low:.{digits}f}-{high:.{digits}f})"
 
 
-def text_table(corner, headers, rows, *, digits=2, width=None, label_width=12, indent=""):
+def text_table(corner, headers, rows, *, digits=2, column_width=None, label_width=12, indent=""):
     r"""Return the lines of a text table: a header, then one row of `cell` s per name.
 
     Parameters
@@ -1026,7 +1157,7 @@ def text_table(corner, headers, rows, *, digits=2, width=None, label_width=12, i
         Each row's name and its cells' values (see `cell`).
     digits : int
         Decimals shown.
-    width : int, optional
+    column_width : int, optional
         Columns per cell (default: `cell_width` of ``digits`` and ``headers``).
     label_width : int
         Columns of the first column.
@@ -1043,7 +1174,7 @@ def text_table(corner, headers, rows, *, digits=2, width=None, label_width=12, i
     scheme                   L=8
     rope        1.00 (1.00-1.00)
     """
-    width = cell_width(digits, headers) if width is None else width
+    width = cell_width(digits, headers) if column_width is None else column_width
     lines = [f"{indent}{corner:<{label_width}}" + "".join(f"{h:>{width}}" for h in headers)]
     for name, values in rows:
         lines.append(
@@ -1111,6 +1242,13 @@ def parser(sweep, description, quick_help):
         Options ``--out`` (default: a new directory ``results/<sweep>``), ``--quick``,
         ``--tiny``, ``--seeds``, ``--steps``, ``--workers``, ``--backend``, ``--scheduler``,
         ``--fresh`` and ``--no-progress``; a chapter adds its own.
+
+    Examples
+    --------
+    >>> from posenc_lib import experiments
+    >>> args = parser(experiments.STUDY, "A sweep.", "seed 0").parse_args(["--out", "x", "--quick"])
+    >>> (str(args.out), args.quick, args.seeds, args.steps, args.backend, args.fresh)
+    ('x', True, 3, 400, 'loky', False)
     """
     p = argparse.ArgumentParser(prog=f"python -m {sweep.module}", description=description)
     p.add_argument("--out", type=Path, required=True, help="directory for the results")
@@ -1157,6 +1295,22 @@ def run_resumable(sweep, args, **options):
     list of dict
         The records of ``results.json``. On Ctrl-C it says how many models are kept and how to
         continue, and exits with status 130 (no traceback).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from posenc_lib import experiments
+    >>> def interrupted(job):
+    ...     raise KeyboardInterrupt
+    >>> stopping = Sweep("demo", "m", experiments.study_jobs, interrupted, {}, experiments.FULL)
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     args = parser(stopping, "A sweep.", "seed 0").parse_args(["--out", out, "--workers", "1"])
+    ...     try:
+    ...         run_resumable(stopping, args, seeds=(0,))
+    ...     except SystemExit as stop:
+    ...         print("exit status", stop.code)  # doctest: +ELLIPSIS
+    interrupted: 0 finished models are kept in ...progress.jsonl; run the same command again to continue
+    exit status 130
     """
     client = None
     if args.backend == "dask":
@@ -1206,6 +1360,20 @@ def main(sweep, args, options):
     -------
     list of dict
         The records written to results.json.
+
+    Examples
+    --------
+    The study's ``--tiny`` run (see `posenc_lib.experiments.main`):
+
+    >>> import contextlib, io, tempfile
+    >>> from posenc_lib import experiments
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     args = parser(experiments.STUDY, "", "").parse_args(
+    ...         ["--out", out, "--tiny", "--workers", "1", "--no-progress"])
+    ...     with contextlib.redirect_stdout(io.StringIO()):
+    ...         records = main(experiments.STUDY, args, {})
+    >>> len(records)
+    9
     """
     options = {"seeds": tuple(range(args.seeds)), "steps": args.steps, **options}
     if args.quick:

@@ -281,9 +281,12 @@ def local_dask_cluster():
         "dask.distributed",
         reason="dask is not installed: pip install 'posenc-lib[cluster]' (the test extra has it)",
     )
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 
@@ -304,11 +307,15 @@ def test_the_quick_study_runs_on_a_dask_cluster_with_the_results_of_local_proces
     assert len(sweep.load_records(local["results"])) == 18 * 7
 
 
-def test_a_tiny_sweep_on_a_dask_cluster_resumes_from_its_progress_file(local_dask_cluster, tmp_path):
+def test_a_tiny_sweep_on_a_dask_cluster_resumes_from_its_progress_file(
+    local_dask_cluster, tmp_path
+):
     jobs = tiny_jobs(schemes=("none", "rope"))
     log = tmp_path / "progress.jsonl"
     on_cluster = run_jobs(jobs, backend="dask", progress=False, progress_file=log)
     assert [o["job"] for o in on_cluster] == jobs
-    assert [o["records"] for o in on_cluster] == [o["records"] for o in run_jobs(jobs, progress=False)]
+    assert [o["records"] for o in on_cluster] == [
+        o["records"] for o in run_jobs(jobs, progress=False)
+    ]
     resumed = sweep.run_jobs(jobs, None, backend="dask", progress=False, progress_file=log)
     assert resumed == on_cluster  # nothing ran again (the runner None would fail)

@@ -135,7 +135,8 @@ def test_score_refuses_one_dimensional_tokens_and_targets_of_another_shape():
     with pytest.raises(ValueError, match=r"score: tokens must have 2 axes, got .*shape \(16,\)"):
         score(params, config, tokens.ravel(), targets.ravel())
     with pytest.raises(
-        ValueError, match=r"score: targets must have the shape of tokens \(2, 8\).*got shape \(2, 7\)"
+        ValueError,
+        match=r"score: targets must have the shape of tokens \(2, 8\).*got shape \(2, 7\)",
     ):
         score(params, config, tokens, targets[:, 1:])
 
