@@ -319,3 +319,19 @@ def test_a_tiny_sweep_on_a_dask_cluster_resumes_from_its_progress_file(
     ]
     resumed = sweep.run_jobs(jobs, None, backend="dask", progress=False, progress_file=log)
     assert resumed == on_cluster  # nothing ran again (the runner None would fail)
+
+
+@pytest.mark.slow
+def test_the_command_line_runs_on_a_local_dask_cluster(tmp_path, capsys):
+    pytest.importorskip(
+        "dask.distributed",
+        reason="dask is not installed: pip install 'posenc-lib[cluster]' (the test extra has it)",
+    )
+    experiments.main(
+        ["--tiny", "--backend", "dask", "--workers", "2", "--out", str(tmp_path), "--no-progress"]
+    )
+    local = experiments.run_sweep(
+        tmp_path / "local", workers=1, progress=False, **experiments.STUDY.tiny
+    )
+    assert experiments.load_study(tmp_path)[0] == sweep.load_records(local["results"])
+    assert "configuration 4x8+mlp" in capsys.readouterr().out
