@@ -267,3 +267,27 @@ def test_the_real_text_witness_reproduces_its_records_and_curves_in_both_modes()
         for n in (job["train_len"], max(sample))
     ]
     same_values(made_curves, committed_of(curves, job), curve_digits=3)
+
+
+def test_a_built_wheel_carries_every_committed_data_file():
+    """Package data (pyproject.toml) covers every file under posenc_lib/data, so an installed
+    package (Colab, an empty directory) finds the committed sweeps: load_study() reads them."""
+    import fnmatch
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    root = sweep.DATA.parent
+    with open(root.parent / "pyproject.toml", "rb") as file:
+        patterns = tomllib.load(file)["tool"]["setuptools"]["package-data"]["posenc_lib"]
+    files = [
+        p.relative_to(root).as_posix()
+        for p in sweep.DATA.rglob("*")
+        if p.is_file() and p.name not in ("progress.jsonl", "results.png")
+    ]
+    assert any(f.startswith("study/") for f in files) and any(
+        f.startswith("realtext/") for f in files
+    )
+    assert [f for f in files if not any(fnmatch.fnmatch(f, pattern) for pattern in patterns)] == []
