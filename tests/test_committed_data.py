@@ -287,7 +287,7 @@ def test_a_built_wheel_carries_every_committed_data_file():
         for p in sweep.DATA.rglob("*")
         if p.is_file() and p.name not in ("progress.jsonl", "results.png")
     ]
-    assert any(f.startswith("study/") for f in files) and any(
-        f.startswith("realtext/") for f in files
+    assert any(f.startswith("data/study/") for f in files) and any(
+        f.startswith("data/realtext/") for f in files
     )
     assert [f for f in files if not any(fnmatch.fnmatch(f, pattern) for pattern in patterns)] == []
