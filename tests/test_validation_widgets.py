@@ -25,6 +25,7 @@ VALID = {
         "title_b": "B",
     },
     "FrameImage": {},
+    "slider": {"description": "position", "value": 1, "low": 0, "high": 4, "step": 1},
     "frame_text": {
         "comparison": word_order.compare_orders("a b", "b a", EYE, EYE, EYE),
         "positions": True,
@@ -68,6 +69,7 @@ WIDGET_STRINGS = ANY_STRING | {
     ("FrameSlider", "title"),
     ("FrameSlider", "label"),
     ("FrameSlider", "alt"),
+    ("slider", "description"),
 }
 
 

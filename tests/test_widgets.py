@@ -377,7 +377,7 @@ def test_every_explorer_with_a_figure_and_a_status_line_offers_snapshot_at_over_
         "AlibiExplorer",
         "AttentionInspector",
     }
-    assert set(explorers) - offering == {"HelloSlider", "FrameSlider", "Quiz"}
+    assert set(explorers) - offering == {"HelloSlider", "FrameSlider"}
 
 
 # -- chapters 01, 03 and 06 for every learner: sharp, named, described ------------------------------

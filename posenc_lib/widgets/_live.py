@@ -257,8 +257,42 @@ class StatusExplorer(Explorer):
             raise ValueError(f"{func}: {name} must be in {low}..{high}, got {short(value)}")
 
 
-def _slider(description, value, low, high, step=1, **kw):
-    cls = widgets.IntSlider if isinstance(step, int) else widgets.FloatSlider
+def slider(description, value, low, high, step=1, **kw):
+    """Return the course's slider: integer or float by ``step``, updating while it is dragged.
+
+    Parameters
+    ----------
+    description : str
+        The label shown beside it.
+    value, low, high : int or float
+        Its start value and range.
+    step : int or float
+        An int makes an ``IntSlider``, a float a ``FloatSlider``.
+    **kw
+        Further ipywidgets arguments.
+
+    Returns
+    -------
+    ipywidgets.IntSlider or ipywidgets.FloatSlider
+
+    Examples
+    --------
+    >>> s = slider("position", 3, 0, 20)
+    >>> type(s).__name__, s.value, s.max
+    ('IntSlider', 3, 20)
+    """
+    if not isinstance(description, str):
+        raise TypeError(f"slider: description must be a str, got {short(description)}")
+    value, low, high = (
+        check_real("slider", n, v) for n, v in (("value", value), ("low", low), ("high", high))
+    )
+    if not low <= value <= high:
+        raise ValueError(f"slider: value must be in low..high = {low:g}..{high:g}, got {value:g}")
+    integer = isinstance(step, numbers.Integral) and not isinstance(step, bool)
+    step = check_real("slider", "step", step, greater_than=0)
+    cls = widgets.IntSlider if integer else widgets.FloatSlider
+    if integer:
+        value, low, high, step = int(value), int(low), int(high), int(step)
     return cls(
         value=value,
         min=low,
