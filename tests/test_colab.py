@@ -48,6 +48,7 @@ def enable_custom_widget_manager():
 # did. The last cell says where posenc_lib was imported from and whether widgets were turned on.
 RUNNER = r"""
 import json, sys
+import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell
 

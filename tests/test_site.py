@@ -620,11 +620,13 @@ def test_search_for_rotary_shows_real_snippets_clear_of_the_magnifier(chromium, 
         )
         assert any("rotary" in s.lower() for s in snippets), snippets[:5]
         assert all(len(s.strip(". ")) > 40 for s in snippets), snippets[:5]
+        form = ".bd-search-container form.bd-search"  # the page's own field, not the dialog's
         icon, field = (
-            page.locator(f"form.bd-search {sel}").first.bounding_box()
+            page.locator(f"{form} {sel}").first.bounding_box()
             for sel in (".fa-magnifying-glass", "input")
         )
-        text_start = field["x"] + page.locator("form.bd-search input").first.evaluate(
+        page.screenshot(path=str(ARTIFACTS / "search-rotary-390.png"))
+        text_start = field["x"] + page.locator(f"{form} input").first.evaluate(
             "e => parseFloat(getComputedStyle(e).paddingLeft)"
         )
         assert icon["x"] + icon["width"] <= text_start, (icon, field, text_start)
