@@ -100,10 +100,8 @@ class LiveFigure:
         ``alt`` says in words what this frame shows (the image's text alternative); None keeps
         the last one.
         """
-        if alt is not None:
-            if not isinstance(alt, str):
-                raise TypeError(f"LiveFigure.render: alt must be a str, got {short(alt)}")
-            self.image.tooltip = alt
+        if alt is not None and not isinstance(alt, str):
+            raise TypeError(f"LiveFigure.render: alt must be a str, got {short(alt)}")
         if relayout:
             self.fig.set_layout_engine("constrained")
         if full or relayout or self.background is None:
@@ -120,7 +118,12 @@ class LiveFigure:
             "RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1
         )
         rgba.convert("RGB").save(buffer, format="png", compress_level=1)
-        self.image.value = buffer.getvalue()
+        # One message for the frame and its text: the front end redraws the image once per
+        # message, and a second redraw would replace the frame the browser is still decoding.
+        with self.image.hold_sync():
+            if alt is not None:
+                self.image.tooltip = alt
+            self.image.value = buffer.getvalue()
         self.renders += 1
 
     def snapshot(self):
