@@ -262,16 +262,20 @@ def time_key_presses(page, image, control, keys, presses=PRESSES):
     Each press waits, inside the page, until its image has been painted before the next one.
     """
     control.focus()
-    if control.evaluate("e => e.tagName") == "SELECT":
-        # JupyterLab does not deliver the first arrow key after a dropdown in an output takes
-        # the focus (observed: press 0 changed nothing, presses 1-14 did): one untimed press
-        # and its undo first, so the timed presses measure the widget, not that.
+    select = control.evaluate("e => e.tagName") == "SELECT"
+    if select:
+        # In JupyterLab the first arrow key after a dropdown in an output takes the focus changes
+        # nothing (observed twice: press 0 changed nothing, presses 1-14 did). Untimed presses
+        # first, ending where they started, and the focus kept, so the timed presses measure
+        # the widget, not that.
+        image.scroll_into_view_if_needed()
         for key in ("ArrowDown", "ArrowUp", "ArrowDown", "ArrowUp"):
             page.keyboard.press(key)
-            page.wait_for_timeout(300)
+            page.wait_for_timeout(500)
     image.evaluate(PROBE)
     try:
-        control.focus()
+        if not select:
+            control.focus()
         image.scroll_into_view_if_needed()
         for n in range(1, presses + 1):
             page.keyboard.press(keys[(n - 1) % len(keys)])
@@ -326,6 +330,12 @@ def slider_keys(slider):
     return handle, (["ArrowLeft", "ArrowRight"] if at_max else ["ArrowRight", "ArrowLeft"])
 
 
+def number_keys(field):
+    """Two arrow keys that always step a number field: up then down, or down then up at its max."""
+    at_max = field.evaluate("e => e.max !== '' && Number(e.value) >= Number(e.max)")
+    return ["ArrowDown", "ArrowUp"] if at_max else ["ArrowUp", "ArrowDown"]
+
+
 def dropdown_keys(select):
     """Two arrow keys that always change a dropdown: down then up, or up then down at its end."""
     at_end = select.evaluate("e => e.selectedIndex === e.options.length - 1")
@@ -342,7 +352,7 @@ def widget_area(image):
 
 # The dropdowns that step a figure (chapter 3's frames, chapter 6's heads): their other
 # dropdowns (task, scheme, length) retrain nothing but do rerun a model, not a step.
-STEPPING_DROPDOWNS = {"03": ("step",), "06": ("head",)}
+STEPPING_DROPDOWNS = {"03": ("step (0-",), "06": ("head",)}
 
 
 def widget_controls(image, name):
@@ -355,8 +365,8 @@ def widget_controls(image, name):
     if name[:2] in STEPPING_DROPDOWNS:
         controls = []
         for label in STEPPING_DROPDOWNS[name[:2]]:
-            select = area.get_by_label(label, exact=True).first
-            controls.append((label, select, dropdown_keys(select)))
+            field = area.get_by_label(label).first
+            controls.append((label, field, number_keys(field)))
         return controls
     if name.startswith("01"):
         return [

@@ -11,8 +11,8 @@ class FrameSlider(Explorer):
     """Step through precomputed matrices, one frame at a time.
 
     For example a similarity matrix at several training steps: choosing a frame swaps the image's
-    data, nothing else. The control is a dropdown (arrow keys step through the frames): unlike
-    a slider, its label names it for a screen reader.
+    data, nothing else. The control is a number field, frame 0, 1, ... (arrow keys step through
+    them): unlike a slider, its label names it for a screen reader.
 
     Parameters
     ----------
@@ -34,7 +34,7 @@ class FrameSlider(Explorer):
     --------
     >>> import numpy as np
     >>> slider = FrameSlider({0: np.zeros((3, 3)), 10: np.eye(3)}, vmin=0, vmax=1)
-    >>> slider.frame.value = 10
+    >>> slider.frame.value = 1  # the second frame: step 10
     >>> slider.caption.get_text(), float(slider.image.get_array()[0, 0])
     ('step 10', 1.0)
     >>> slider.live.image.tooltip
@@ -66,7 +66,17 @@ class FrameSlider(Explorer):
                 raise TypeError(f"{func}: {name} must be a str, got {short(text)}")
         keys = list(self.frames)
         self.title, self.alt = title, alt
-        self.frame = widgets.Dropdown(options=keys, value=keys[0], description=label)
+        self.keys = keys
+        # a number field (frame 0, 1, ...), not a slider: its label names it for a screen reader,
+        # and its arrow keys step it inside JupyterLab (which keeps a dropdown's for its own use)
+        self.frame = widgets.BoundedIntText(
+            value=0,
+            min=0,
+            max=len(keys) - 1,
+            description=f"{label} (0-{len(keys) - 1})",
+            continuous_update=True,
+            style={"description_width": "initial"},
+        )
         self.live = LiveFigure(figsize=figsize)
         self.ax = self.live.fig.add_subplot()
         self.image = plots.heatmap(self.ax, self.frames[keys[0]], colorbar=True, **heatmap_kw)
@@ -78,16 +88,18 @@ class FrameSlider(Explorer):
 
     def frame_text(self):
         """Say in words what the current frame shows (the image's text alternative)."""
-        matrix = self.frames[self.frame.value]
-        title = self.title.format(key=self.frame.value)
+        key = self.keys[self.frame.value]
+        matrix = self.frames[key]
+        title = self.title.format(key=key)
         low, high = self.image.get_clim()
         return (
-            f"{self.alt.format(title=title, key=self.frame.value)}: "
+            f"{self.alt.format(title=title, key=key)}: "
             f"{matrix.shape[0]} by {matrix.shape[1]}, values from {low:g} to {high:g}."
         )
 
     def step(self, change=None):
         """Show the frame the control points at (the control's observer)."""
-        self.image.set_data(self.frames[self.frame.value])
-        self.caption.set_text(self.title.format(key=self.frame.value))
+        key = self.keys[self.frame.value]
+        self.image.set_data(self.frames[key])
+        self.caption.set_text(self.title.format(key=key))
         self.live.render(alt=self.frame_text())

@@ -70,8 +70,11 @@ class AttentionInspector(StatusExplorer):
             options=list(lengths), value=lengths[-1], description="length"
         )
         some = next(iter(self.models.values())).config
-        # a dropdown, not a slider: a few heads, and its label names it for a screen reader
-        self.head = widgets.Dropdown(options=list(range(some.n_heads)), value=0, description="head")
+        # a number field, not a slider: its label names it for a screen reader, and its arrow
+        # keys step it inside JupyterLab (which keeps a dropdown's arrow keys for its own use)
+        self.head = widgets.BoundedIntText(
+            value=0, min=0, max=some.n_heads - 1, description="head", continuous_update=True
+        )
         self.status = widgets.Label()
         self.live = LiveFigure(figsize=(5.2, 4.6))
         self.ax = self.live.fig.add_subplot()
