@@ -1,4 +1,5 @@
-# posenc: the two commands a learner needs are `make lab` and `make test`.
+# posenc: a learner needs `make lab` (or, without make, `python tools/course.py lab`).
+# lab, check and test are tools/course.py's (one implementation for Windows, macOS and Linux).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -7,8 +8,6 @@ SITE_CONSTRAINTS := requirements/site-constraints.txt
 UV_VERSION := 0.13.9
 MUTMUT_VERSION := 3.8.1
 MUTANT_WORKERS ?= 2
-# JupyterLab refuses to start as root without this flag (containers, Binder-like machines).
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: lab check test notebooks bench lock site lock-site mutants clean
 
@@ -31,22 +30,17 @@ $(VENV)/.site-installed: $(VENV)/bin/python pyproject.toml $(CONSTRAINTS) $(SITE
 	$(PY) -m pip install -q -c $(CONSTRAINTS) -c $(SITE_CONSTRAINTS) -e ".[site]"
 	touch $@
 
-## lab: install the course and open it in JupyterLab
+## lab: install the course and open chapter 00 in JupyterLab (tools/course.py lab)
 lab: $(VENV)/.lab-installed
-	$(VENV)/bin/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
+	$(PY) tools/course.py lab
 
 ## check: the fast tier for the edit-test loop: lint, unit, property, claims and doctests (no notebooks, browser or environment builds)
 check: $(VENV)/.test-installed
-	$(PY) -m ruff check .
-	$(PY) -m ruff format --check .
-	$(PY) -m pytest -q -m "not browser and not binder" tests posenc_lib
+	$(PY) tools/course.py check
 
-## test: lint, unit/property/doctests, and every notebook re-executed by nbval (strict)
+## test: lint, unit/property/doctests, every notebook re-executed by nbval (strict), the Colab wheel and Binder environment
 test: $(VENV)/.test-installed
-	$(PY) -m ruff check .
-	$(PY) -m ruff format --check .
-	POSENC_CHECK_FIGURES=1 $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
-		--doctest-modules tests posenc_lib notebooks
+	$(PY) tools/course.py test
 
 ## notebooks: rewrite badges from pyproject, then re-run every notebook in a fresh kernel
 notebooks: $(VENV)/.test-installed

@@ -52,6 +52,7 @@ html_favicon = "_static/favicon.svg"
 html_static_path = ["_static"]
 templates_path = ["_templates"]
 html_css_files = ["posenc.css"]
+html_js_files = ["posenc.js"]  # wide display math: a focusable, named scroll box
 html_sourcelink_suffix = ""  # _sources/NN_name.ipynb is the notebook itself, downloadable
 html_last_updated_fmt = None
 html_theme_options = {

@@ -8,13 +8,14 @@ says so. `make check` leaves it out (marker ``binder``); `make test` and CI run 
 """
 
 import ast
+import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import urllib.error
 import urllib.request
-import venv
 from pathlib import Path
 
 import nbformat
@@ -51,6 +52,43 @@ def environment_requirements():
     """environment.yml's conda entries as pip requirements (python and pip themselves skipped)."""
     entries = nbtools.environment_dependencies((ROOT / "environment.yml").read_text())
     return [e for e in entries if not re.match(r"(python|pip)\b", e)]
+
+
+def environment_python_version():
+    """The Python version environment.yml pins (``python=3.13`` -> ``"3.13"``)."""
+    entries = nbtools.environment_dependencies((ROOT / "environment.yml").read_text())
+    pins = [e for e in entries if re.match(r"python\b", e)]
+    assert len(pins) == 1, f"environment.yml must pin python once, got {pins}"
+    return re.fullmatch(r"python=+(\d+\.\d+)(\.\*)?", pins[0])[1]
+
+
+def find_python(version):
+    """An interpreter of ``version`` ("3.13"): pyenv's, else on PATH (as .ci/spread finds it)."""
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    found = sorted(
+        glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", f"python{version}")),
+        key=lambda p: [int(x) for x in re.findall(r"\d+", p.split("versions")[-1])[:3]],
+    )
+    candidates = [*found[::-1], shutil.which(f"python{version}")]
+    if sys.version.startswith(version + "."):
+        candidates.insert(0, sys.executable)
+    for candidate in filter(None, candidates):
+        probe = subprocess.run([candidate, "-c", "pass"], capture_output=True)
+        if probe.returncode == 0:
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="module")
+def binder_python():
+    version = environment_python_version()
+    python = find_python(version)
+    if python is None:
+        pytest.skip(
+            f"environment.yml pins Python {version}, and no python{version} was found "
+            "(pyenv install it, or put it on PATH)"
+        )
+    return python
 
 
 def test_the_notebooks_import_the_course_library_and_standard_tools():
@@ -97,10 +135,12 @@ def test_an_unreachable_index_is_reported_with_the_reason():
     assert index_problem("http://127.0.0.1:9/simple/", timeout=2).startswith("URLError")
 
 
-def test_environment_yml_is_enough_for_every_notebook_import(tmp_path, reachable_index):
+def test_environment_yml_is_enough_for_every_notebook_import(
+    tmp_path, reachable_index, binder_python
+):
     env = tmp_path / "binder"
-    venv.create(env, with_pip=True)
-    python = env / "bin" / "python"
+    subprocess.run([binder_python, "-m", "venv", str(env)], check=True, timeout=300)
+    python = env / ("Scripts" if os.name == "nt" else "bin") / "python"
     install = [
         str(python),
         "-m",

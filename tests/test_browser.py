@@ -269,9 +269,21 @@ def time_key_presses(page, image, control, keys, presses=PRESSES, probe=PROBE):
 
     Each press waits, inside the page, until its image has been painted before the next one.
     """
+    control.focus()
+    select = control.evaluate("e => e.tagName") == "SELECT"
+    if select:
+        # In JupyterLab the first arrow key after a dropdown in an output takes the focus changes
+        # nothing (observed twice: press 0 changed nothing, presses 1-14 did). Untimed presses
+        # first, ending where they started, and the focus kept, so the timed presses measure
+        # the widget, not that.
+        image.scroll_into_view_if_needed()
+        for key in ("ArrowDown", "ArrowUp", "ArrowDown", "ArrowUp"):
+            page.keyboard.press(key)
+            page.wait_for_timeout(500)
     image.evaluate(probe)
     try:
-        control.focus()
+        if not select:
+            control.focus()
         image.scroll_into_view_if_needed()
         for n in range(1, presses + 1):
             page.keyboard.press(keys[(n - 1) % len(keys)])
@@ -326,15 +338,44 @@ def slider_keys(slider):
     return handle, (["ArrowLeft", "ArrowRight"] if at_max else ["ArrowRight", "ArrowLeft"])
 
 
-def widget_controls(image, name):
-    """The keyboard controls of the widget that owns `image`: (label, element, keys) each.
+def number_keys(field):
+    """Two arrow keys that always step a number field: up then down, or down then up at its max."""
+    at_max = field.evaluate("e => e.max !== '' && Number(e.value) >= Number(e.max)")
+    return ["ArrowDown", "ArrowUp"] if at_max else ["ArrowUp", "ArrowDown"]
 
-    Chapter 1's explorer has checkboxes (Space toggles one), the others have sliders.
-    """
-    area = image.locator(
+
+def dropdown_keys(select):
+    """Two arrow keys that always change a dropdown: down then up, or up then down at its end."""
+    at_end = select.evaluate("e => e.selectedIndex === e.options.length - 1")
+    return ["ArrowUp", "ArrowDown"] if at_end else ["ArrowDown", "ArrowUp"]
+
+
+def widget_area(image):
+    """The output area holding the widget whose figure is `image`."""
+    return image.locator(
         "xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '),"
         " ' jp-OutputArea-output ')][1]"
     )
+
+
+# The dropdowns that step a figure (chapter 3's frames, chapter 6's heads): their other
+# dropdowns (task, scheme, length) retrain nothing but do rerun a model, not a step.
+STEPPING_DROPDOWNS = {"03": ("step (0-",), "06": ("head",)}
+
+
+def widget_controls(image, name):
+    """The keyboard controls of the widget that owns `image`: (label, element, keys) each.
+
+    Chapter 1's explorer has checkboxes (Space toggles one); chapters 3 and 6 step with a
+    dropdown (arrow keys); the others have sliders.
+    """
+    area = widget_area(image)
+    if name[:2] in STEPPING_DROPDOWNS:
+        controls = []
+        for label in STEPPING_DROPDOWNS[name[:2]]:
+            field = area.get_by_label(label).first
+            controls.append((label, field, number_keys(field)))
+        return controls
     if name.startswith("01"):
         return [
             (f"{label} checkbox", area.get_by_label(label).first, ["Space"])
@@ -430,6 +471,69 @@ def test_chapter_runs_and_its_widget_answers_the_keyboard(browser, lab, name, bu
             assert not failed, f"{name}, {label}: a new image was not decoded and painted: {failed}"
             assert len(records) == PRESSES, f"{name}, {label}: {len(records)} key presses seen"
         assert image_source(image) != before
+        if name[:2] in ACCESSIBLE_CHAPTERS:
+            assert_named_and_described(page, image, name)
+    finally:
+        page.close()
+
+
+# -- accessibility in JupyterLab: axe-core on a widget's output area --------------------------------
+
+AXE = ROOT / "tests" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+ACCESSIBLE_CHAPTERS = ("01", "03", "06")  # rebuilt for screen readers here; 00, 02: see below
+
+
+def axe_on(page, area):
+    """axe-core's violations inside ``area`` (a locator), or skip when axe is not installed."""
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: npm ci --prefix tests/axe")
+    page.add_script_tag(content=AXE.read_text())
+    handle = area.element_handle()
+    return page.evaluate(
+        """async (root) => {
+            const r = await axe.run(root, {resultTypes: ['violations', 'passes']});
+            return {checked: r.passes.length + r.violations.length,
+                    violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                        nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary)}))};
+        }""",
+        handle,
+    )
+
+
+def assert_named_and_described(page, image, name):
+    """Every control of the widget has a name, and its image a text alternative that follows
+    the frame (the image's ``title``, from the widget's tooltip)."""
+    area = widget_area(image)
+    result = axe_on(page, area)
+    assert result["checked"] > 0
+    assert result["violations"] == [], f"{name}: {result['violations']}"
+    described = image.get_attribute("title") or ""
+    assert len(described) > 40, f"{name}: the image says only {described!r}"
+    label, control, keys = widget_controls(image, name)[0]
+    control.focus()
+    page.keyboard.press(keys[0])
+    page.wait_for_function(
+        "([img, old]) => img.title && img.title !== old", arg=[image.element_handle(), described]
+    )
+
+
+@pytest.mark.parametrize("name", ["00_start_here.ipynb", "02_sinusoidal_clock_hands.ipynb"])
+def test_axe_report_on_the_widgets_of_chapters_00_and_02(browser, lab, name):
+    """Reported, not asserted: these explorers are being rebuilt (issue 28, helper "live").
+
+    The violations go to tests/artifacts/browser/axe-NN.json; the test checks that axe ran on the
+    widget's output area.
+    """
+    page = open_notebook(browser, lab, name)
+    try:
+        run_all(page, 120)
+        image = widget_image(page)
+        image.scroll_into_view_if_needed()
+        result = axe_on(page, widget_area(image))
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / f"axe-{name[:2]}.json").write_text(json.dumps(result, indent=1))
+        print(f"{name}: {json.dumps(result['violations'], indent=1)}")
+        assert result["checked"] > 0
     finally:
         page.close()
 

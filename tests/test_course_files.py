@@ -14,6 +14,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 URL = nbtools.repository_url()
+RELEASE = nbtools.release_tag()
 
 
 def read(path):
@@ -63,19 +64,29 @@ def test_oversized_notebooks_fail_the_size_check(tmp_path):
 
 def test_a_stale_badge_fails_the_link_check():
     nb = tiny_notebook()
-    nb.cells.append(new_code_cell('if "google.colab" in sys.modules:\n    REPO = "' + URL + '"'))
+    nb.cells.append(
+        new_code_cell(
+            f'if "google.colab" in sys.modules:\n    REPO = "{URL}"\n    RELEASE = "{RELEASE}"'
+        )
+    )
     assert nbtools.link_problems(nb, "x.ipynb", URL) == []
     assert nbtools.link_problems(nb, "x.ipynb", "https://github.com/someone/else")
+    assert "RELEASE line" in nbtools.link_problems(nb, "x.ipynb", URL, release="v9.9.9")[0]
     nb.cells[0].source = nbtools.badge_line("other.ipynb", URL)
     assert nbtools.link_problems(nb, "x.ipynb", URL)
 
 
 def test_sync_links_rewrites_badges_and_the_setup_cell():
     nb = tiny_notebook()
-    nb.cells.append(new_code_cell('if "google.colab" in sys.modules:\n    REPO = "https://old"'))
+    nb.cells.append(
+        new_code_cell(
+            'if "google.colab" in sys.modules:\n    REPO = "https://old"\n    RELEASE = "v0"'
+        )
+    )
     nb.cells[0].source = "# Title\n\n[![Open In Colab](old)](old)\n\nText."
     assert nbtools.sync_links(nb, "x.ipynb", URL)
     assert nbtools.link_problems(nb, "x.ipynb", URL) == []
+    assert f'RELEASE = "{RELEASE}"' in nb.cells[-1].source
     assert nb.cells[0].source.startswith("# Title\n\n[![Open In Colab]")
     assert not nbtools.sync_links(nb, "x.ipynb", URL)
 
@@ -178,7 +189,15 @@ def test_every_exercise_starter_in_a_notebook_is_the_librarys(path):
 
 
 def setup_cell(path):
-    return next(c.source for c in read(path).cells if "google.colab" in c.source)
+    """The setup cell as its text source has it (the .ipynb follows at `make notebooks`)."""
+    import jupytext
+
+    cells = jupytext.read(nbtools.text_source(path)).cells
+    return next(c.source for c in cells if "google.colab" in c.source)
+
+
+def test_the_release_tag_is_the_pyproject_version():
+    assert "v" + nbtools.read_pyproject()["project"]["version"] == RELEASE
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -193,11 +212,15 @@ def test_setup_cell_installs_and_enables_widgets_on_colab(path, monkeypatch):
     import subprocess
 
     monkeypatch.setattr(subprocess, "run", lambda cmd, check: calls.append(cmd))
+    monkeypatch.delenv("POSENC_PACKAGE", raising=False)
     exec(setup_cell(path), {})
     install, widgets = calls[0], calls[1]
     assert install[:4] == [sys.executable, "-m", "pip", "install"]
-    assert install[-1] == f"git+{URL}"
+    assert install[-1] == f"git+{URL}@{RELEASE}", "pinned to the release the outputs were made with"
     assert widgets == "widgets"
+    monkeypatch.setenv("POSENC_PACKAGE", "/tmp/posenc_lib-0-py3-none-any.whl")
+    exec(setup_cell(path), {})
+    assert calls[2][-1] == "/tmp/posenc_lib-0-py3-none-any.whl", "a test installs its own wheel"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -226,23 +249,64 @@ def conda_dependencies(text):
 
 
 def environment_mismatches(text):
-    """Runtime requirements of pyproject missing (or with other bounds) in environment.yml."""
-    conda = conda_dependencies(text)
-    problems = [f"lacks {req!r}" for req in pyproject_dependencies() if req not in conda]
-    missing = {"jupyterlab", "pip", "python"} - requirement_names(conda)
+    """Where environment.yml strays from pyproject and the newest stack.
+
+    Every runtime requirement of pyproject must be pinned (``name==version``) at a version its
+    bounds allow, and at the version requirements/constraints.txt pins for the newest Python.
+    """
+    from packaging.requirements import Requirement
+
+    conda = {re.split(r"[<>=! ]", e, maxsplit=1)[0].lower(): e for e in conda_dependencies(text)}
+    problems = []
+    for line in pyproject_dependencies():
+        requirement = Requirement(line)
+        entry = conda.get(requirement.name.lower())
+        pin = re.fullmatch(rf"{re.escape(requirement.name)}==([\w.]+)", entry or "", re.I)
+        if not pin:
+            problems.append(f"lacks a pin name==version for {line!r} (got {entry!r})")
+        elif not requirement.specifier.contains(pin[1], prereleases=True):
+            problems.append(f"pins {entry!r} outside pyproject's {line!r}")
+        elif pin[1] != newest_pins().get(requirement.name.lower(), pin[1]):
+            problems.append(
+                f"pins {entry!r}, the newest stack has {newest_pins()[requirement.name.lower()]}"
+            )
+    missing = {"jupyterlab", "pip", "python"} - set(conda)
     problems += [f"lacks {name!r}" for name in sorted(missing)]
     if "- -e ." not in text:
         problems.append("does not install the package itself (pip: -e .)")
     return problems
 
 
-def test_environment_yml_lists_the_runtime_dependencies_with_the_same_bounds():
+def newest_pins():
+    """requirements/constraints.txt's pins for the newest Python (markers evaluated for 3.13)."""
+    from packaging.requirements import Requirement
+
+    pins = {}
+    for line in (ROOT / "requirements" / "constraints.txt").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        requirement = Requirement(line)
+        if requirement.marker and not requirement.marker.evaluate(
+            {"python_full_version": "3.13.0", "python_version": "3.13", "sys_platform": "linux"}
+        ):
+            continue
+        pins[requirement.name.lower()] = str(requirement.specifier).removeprefix("==")
+    return pins
+
+
+def test_environment_yml_pins_every_runtime_dependency_as_the_newest_stack_has_it():
     assert environment_mismatches((ROOT / "environment.yml").read_text()) == []
 
 
 @pytest.mark.parametrize(
     ("old", "new"),
-    [("numpy>=1.23", "numpy>=1.20"), ("  - tqdm>=4.62\n", ""), ("      - -e .\n", "")],
+    [
+        ("numpy==2.5.5", "numpy>=1.23"),
+        ("numpy==2.5.5", "numpy==1.20.0"),
+        ("numpy==2.5.5", "numpy==2.4.6"),
+        ("  - tqdm==4.70.1\n", ""),
+        ("      - -e .\n", ""),
+    ],
 )
 def test_a_mismatched_environment_yml_is_caught(old, new):
     text = (ROOT / "environment.yml").read_text()
@@ -318,3 +382,24 @@ def test_docs_claims_lists_every_claims_test():
         "docs/claims.md is out of date: run `python tools/claims.py`"
     )
     assert len(claims.claims()) >= 20
+
+
+# -- README ----------------------------------------------------------------------------------------
+
+
+def test_readme_states_the_courses_length_as_the_chapters_add_it_up():
+    import sitetools
+
+    minutes = [sitetools.chapter_info(p)["minutes"] for p in NOTEBOOKS]
+    text = (ROOT / "README.md").read_text()
+    total = sum(minutes)
+    assert f"about {total // 60} h {total % 60} min" in text
+    assert ", ".join(str(m) for m in minutes[:-1]) + f" and {minutes[-1]} minutes" in text
+
+
+def test_readme_gives_a_learner_lab_first_and_test_only_as_a_contributors_check():
+    text = (ROOT / "README.md").read_text()
+    start = text.split("## Start", 1)[1].split("\n## ", 1)[0]
+    assert "make lab" in start.split("```")[1] and "make test" not in start.split("```")[1]
+    assert "py tools/course.py lab" in start and "conda env create" in start and "uv venv" in start
+    assert "## Publish your copy" in text and "sync-links" in text.split("## Publish your copy")[1]

@@ -5,7 +5,10 @@ internal link resolving, and search finding chapter 4.
 The build goes to build/site/ (incremental: seconds when `make site` just ran). Skips when the site
 stack (`.[site]`) is not installed, unless POSENC_REQUIRE_SITE=1 (CI), where that is a failure; the
 browser tests need Debian's chromium likewise (POSENC_REQUIRE_BROWSER=1). Screenshots of the
-landing page and two chapters at 1280 px and 390 px go to tests/artifacts/site/.
+landing page and two chapters at 1280 px, and of every page at 390 px, go to tests/artifacts/site/.
+
+axe-core (pinned by tests/axe/package-lock.json; `npm ci --prefix tests/axe` installs it) checks
+every page at 1280 x 800 and 390 x 844, in light and dark mode: any violation fails.
 """
 
 import importlib.util
@@ -29,6 +32,8 @@ CHAPTERS = sitetools.chapter_paths()
 PAGES = ["index.html"] + [f"{p.stem}.html" for p in CHAPTERS]
 REFERENCE_PAGES = ["cheatsheet.html", "glossary.html", "api.html", "claims.html", "mutants.html"]
 SCREENSHOT_PAGES = ["index.html", "02_sinusoidal_clock_hands.html", "04_rope.html"]
+AXE = ROOT / "tests" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 URL = "https://github.com/someone/course"
 
 
@@ -343,7 +348,7 @@ def test_the_api_page_documents_every_public_function_with_its_examples(site):
         module = getattr(posenc_lib, name).__module__
         assert f'id="{module}.{name}"' in page, name
     assert 'id="posenc_lib.learned.LearnedPositions"' in page
-    for module in ("model", "experiments", "corpus", "realtext"):  # the study's modules too
+    for module in ("model", "experiments", "corpus", "realtext", "sweep"):  # the sweeps too
         assert f'id="posenc_lib.{module}.' in page, module
     assert page.count('class="rubric">Examples') >= 10
     assert page.count('<span class="gp">&gt;&gt;&gt; </span>') >= 20  # highlighted doctests
@@ -433,8 +438,8 @@ class PageLog:
         )
 
 
-def open_page(chromium, served, page_name, width=1280):
-    page = chromium.new_page(viewport={"width": width, "height": 900})
+def open_page(chromium, served, page_name, width=1280, height=900, color_scheme="light"):
+    page = chromium.new_page(viewport={"width": width, "height": height}, color_scheme=color_scheme)
     log = PageLog(page)
     page.goto(f"{served}/{page_name}", wait_until="load")
     page.evaluate("() => window.MathJax?.startup?.promise")  # typesetting done (if any math)
@@ -707,3 +712,138 @@ def long_range_control(page, explorer):
     canvas = explorer.locator("canvas").bounding_box()["width"]
     assert track["width"] >= 0.9 * canvas, f"the long slider spans the figure's width {canvas}"
     return measured
+
+
+# -- on a phone, with a screen reader, in the dark --------------------------------------------------
+
+
+def all_pages(site):
+    return sorted(p.name for p in site.glob("*.html"))
+
+
+@pytest.mark.site
+def test_no_build_path_appears_anywhere_on_the_site(site):
+    """The machine that built the site leaves no trace: not its checkout, not its home."""
+    traces = {str(ROOT), str(Path.home())} - {"/"}
+    found = []
+    for path in site.rglob("*"):
+        if path.is_file() and path.suffix in {".html", ".js", ".txt", ".css", ".json", ".ipynb"}:
+            text = path.read_text(errors="replace")
+            found += [f"{path.relative_to(site)}: {t}" for t in traces if t in text]
+    assert found == [], found[:10]
+    assert "PosixPath(" not in html_of(site, "api.html")
+
+
+@pytest.mark.site
+def test_the_landing_page_loads_no_mathjax_and_a_chapter_with_math_does(site):
+    landing = html_of(site, "index.html")
+    assert "_static/mathjax/" not in landing and "window.MathJax" not in landing
+    assert 'class="posenc-math"' in landing  # the goals' simple math, written as text
+    assert "_static/mathjax/startup.js" in html_of(site, "02_sinusoidal_clock_hands.html")
+
+
+@pytest.mark.site
+def test_every_figure_links_to_its_full_size_image(site):
+    for page in PAGES:
+        for tag in re.findall(
+            r"(<a\b[^>]*>)?\s*<img\b[^>]*src=\"(_images/[^\"]+)\"", html_of(site, page)
+        ):
+            assert tag[0], f"{page}: {tag[1]} is not linked to its full-size file"
+
+
+@pytest.fixture(scope="module")
+def axe_source():
+    if not AXE.exists():
+        if os.environ.get("POSENC_REQUIRE_SITE") == "1":
+            pytest.fail(f"POSENC_REQUIRE_SITE=1 but {AXE} is missing: npm ci --prefix tests/axe")
+        pytest.skip("axe-core is not installed: npm ci --prefix tests/axe")
+    return AXE.read_text()
+
+
+def axe_violations(page, axe_source):
+    """Run axe-core (WCAG 2.x A/AA and best practices) on the page as it stands."""
+    page.add_script_tag(content=axe_source)
+    results = page.evaluate(
+        """async () => {
+            const r = await axe.run(document, {resultTypes: ['violations']});
+            return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ' ' + n.failureSummary)}));
+        }"""
+    )
+    return results
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_axe_finds_no_violation_on_any_page(chromium, served, site, axe_source, viewport, scheme):
+    size = VIEWPORTS[viewport]
+    found = {}
+    for page_name in all_pages(site):
+        page, _ = open_page(chromium, served, page_name, color_scheme=scheme, **size)
+        try:
+            violations = axe_violations(page, axe_source)
+            if violations:
+                found[page_name] = violations
+        finally:
+            page.close()
+    report = ARTIFACTS / f"axe-{viewport}-{scheme}.json"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    report.write_text(json.dumps(found, indent=1))
+    assert found == {}, json.dumps(found, indent=1)[:6000]
+
+
+@pytest.mark.site
+def test_no_page_is_wider_than_a_phone_and_every_page_is_photographed(chromium, served, site):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    wide = {}
+    for page_name in all_pages(site):
+        page, _ = open_page(chromium, served, page_name, **VIEWPORTS["phone"])
+        try:
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            if width > VIEWPORTS["phone"]["width"]:
+                wide[page_name] = width
+            if page_name in PAGES:
+                shot = ARTIFACTS / f"phone-{page_name.removesuffix('.html')}.png"
+                page.screenshot(path=str(shot), full_page=True)
+        finally:
+            page.close()
+    assert wide == {}, f"wider than 390 px: {wide}"
+
+
+@pytest.mark.site
+def test_dark_mode_shows_figures_undimmed(chromium, served):
+    page, _ = open_page(chromium, served, "02_sinusoidal_clock_hands.html", color_scheme="dark")
+    try:
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
+        styles = page.eval_on_selector_all(
+            ".bd-content img",
+            "els => els.map(e => [getComputedStyle(e).filter, getComputedStyle(e).paddingTop])",
+        )
+        assert styles and all(f == "none" and p == "0px" for f, p in styles), styles[:3]
+    finally:
+        page.close()
+
+
+@pytest.mark.site
+def test_search_for_rotary_shows_real_snippets_clear_of_the_magnifier(chromium, served):
+    page, _ = open_page(chromium, served, "search.html?q=rotary", width=390, height=844)
+    try:
+        page.wait_for_selector("#search-results li p.context", timeout=30_000)
+        snippets = page.eval_on_selector_all(
+            "#search-results li p.context", "els => els.map(e => e.innerText)"
+        )
+        assert any("rotary" in s.lower() for s in snippets), snippets[:5]
+        assert all(len(s.strip(". ")) > 40 for s in snippets), snippets[:5]
+        form = ".bd-search-container form.bd-search"  # the page's own field, not the dialog's
+        icon, field = (
+            page.locator(f"{form} {sel}").first.bounding_box()
+            for sel in (".fa-magnifying-glass", "input")
+        )
+        page.screenshot(path=str(ARTIFACTS / "search-rotary-390.png"))
+        text_start = field["x"] + page.locator(f"{form} input").first.evaluate(
+            "e => parseFloat(getComputedStyle(e).paddingLeft)"
+        )
+        assert icon["x"] + icon["width"] <= text_start, (icon, field, text_start)
+    finally:
+        page.close()

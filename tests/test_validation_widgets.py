@@ -24,6 +24,13 @@ VALID = {
         "title_a": "A",
         "title_b": "B",
     },
+    "FrameImage": {},
+    "slider": {"description": "position", "value": 1, "low": 0, "high": 4, "step": 1},
+    "frame_text": {
+        "comparison": word_order.compare_orders("a b", "b a", EYE, EYE, EYE),
+        "positions": True,
+        "causal": False,
+    },
     "describe_comparison": {"comparison": word_order.compare_orders("a b", "b a", EYE, EYE, EYE)},
     "OrderExplorer": {
         "w_q": np.eye(8),
@@ -35,7 +42,12 @@ VALID = {
     },
     "SinusoidalExplorer": {"seq_len": 50, "d_model": 16, "base": 100.0, "position": 3, "pair": 1},
     "SimilarityExplorer": {"d_model": 16, "base": 100.0, "max_shift": 20, "shift": 3},
-    "FrameSlider": {"frames": {0: np.eye(2)}, "title": "step {key}", "label": "step"},
+    "FrameSlider": {
+        "frames": {0: np.eye(2)},
+        "title": "step {key}",
+        "label": "step",
+        "alt": "Heatmap, {title}",
+    },
     "RopeExplorer": {"d": 4, "base": 100.0, "seed": 1, "max_offset": 10},
     "AlibiExplorer": {"seq_len": 4, "n_heads": 2, "d_k": 2, "seed": 1},
     "AttentionInspector": {
@@ -56,6 +68,8 @@ WIDGET_STRINGS = ANY_STRING | {
     ("OrderExplorer", "other"),
     ("FrameSlider", "title"),
     ("FrameSlider", "label"),
+    ("FrameSlider", "alt"),
+    ("slider", "description"),
 }
 
 

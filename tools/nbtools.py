@@ -4,6 +4,7 @@
                                                   ruff-format the code and write it back to the text
     python tools/nbtools.py run [NOTEBOOK ...]    sync, then execute in a fresh kernel, write outputs
     python tools/nbtools.py sync-links [NB ...]   rewrite badges and Colab setup cells from pyproject
+                                                  (the repository URL and the release tag)
     python tools/nbtools.py check [NB ...]        report stale, erroring or oversized notebooks
 
 Without NOTEBOOK arguments every notebook under notebooks/ is processed. `make notebooks` runs
@@ -47,6 +48,18 @@ def repository_url(pyproject=ROOT / "pyproject.toml"):
     return url.rstrip("/")
 
 
+def release_tag(pyproject=ROOT / "pyproject.toml"):
+    """Return the git tag of the release the notebooks are run with: ``v`` + pyproject's version.
+
+    The Colab setup cell installs the library from this tag, so a chapter meets the library its
+    committed outputs were made with, not whatever the default branch holds that day.
+    """
+    version = read_pyproject(pyproject).get("project", {}).get("version")
+    if not version:
+        raise SystemExit(f"{pyproject}: no `version = ...` under [project]")
+    return f"v{version}"
+
+
 def badge_line(notebook_name, url):
     """Return the Colab and Binder badges for one notebook, as a markdown line."""
     slug = url.removeprefix("https://github.com/")
@@ -87,6 +100,7 @@ def rewrite_urls(text, url):
 
 BADGE_RE = re.compile(r"^\[!\[Open In Colab\].*$", re.M)
 REPO_RE = re.compile(r'^(\s*REPO = )"[^"]*"', re.M)
+RELEASE_RE = re.compile(r'^(\s*RELEASE = )"[^"]*"', re.M)
 
 
 def environment_dependencies(text):
@@ -185,14 +199,20 @@ def format_code(path):
         jupytext.write(nb, text_source(path), fmt="md:myst")
 
 
-def sync_links(nb, name, url):
-    """Rewrite badge lines and the setup cell's REPO line in ``nb``; return True if changed."""
+def sync_links(nb, name, url, release=None):
+    """Rewrite badge lines and the setup cell's REPO and RELEASE lines in ``nb``.
+
+    ``release`` is the tag the setup cell installs (`release_tag` when None). Returns True when
+    anything changed.
+    """
+    release = release or release_tag()
     changed = False
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             new = BADGE_RE.sub(lambda _: badge_line(name, url), cell.source)
         elif cell.cell_type == "code":
             new = REPO_RE.sub(lambda m: f'{m.group(1)}"{url}"', cell.source)
+            new = RELEASE_RE.sub(lambda m: f'{m.group(1)}"{release}"', new)
         else:
             continue
         changed |= new != cell.source
@@ -200,8 +220,9 @@ def sync_links(nb, name, url):
     return changed
 
 
-def link_problems(nb, name, url):
-    """List what in ``nb`` disagrees with the repository URL (empty list when all agree)."""
+def link_problems(nb, name, url, release=None):
+    """List what in ``nb`` disagrees with the repository URL and release (empty when all agree)."""
+    release = release or release_tag()
     text = "\n".join(c.source for c in nb.cells)
     problems = []
     badges = BADGE_RE.findall(text)
@@ -214,6 +235,9 @@ def link_problems(nb, name, url):
         repos = REPO_RE.findall(cell.source)
         if f'"{url}"' not in cell.source or len(repos) != 1:
             problems.append(f"{name}: the setup cell's REPO line does not say {url}")
+        releases = RELEASE_RE.findall(cell.source)
+        if f'RELEASE = "{release}"' not in cell.source or len(releases) != 1:
+            problems.append(f"{name}: the setup cell's RELEASE line does not say {release}")
     return problems
 
 

@@ -23,7 +23,11 @@ This module is also the Sphinx extension docs/conf.py loads. While Sphinx reads 
 - gives every figure alt text: the cell's ``mystnb.image.alt`` when the notebook has it (the
   figure convention, below), else a fallback naming the section, and counts the fallbacks;
 - after the build, copies MathJax (from the sphinx-mathjax-offline package) into the site, so math
-  renders with no CDN.
+  renders with no CDN; a page without math loads none of it (myst-nb asks for it on every page);
+- links every figure to its image file, so a tap opens it full size (a phone shrinks it to the
+  column);
+- writes a default that is a path inside the package as the package's own name for it
+  (``path=CORPUS_FILE``, not ``PosixPath('/the/build/machine/...')``): no build path is published.
 
 **Figure convention.** A code cell that draws a figure carries its alt text and caption in its cell
 metadata, the keys myst-nb reads; in the MyST text source (notebooks/NN_name.md)::
@@ -154,12 +158,56 @@ def chapter_info(path):
     }
 
 
+TEX_SYMBOLS = {r"\cdot": "·", r"\,": "\u2009", r"\times": "×", r"\theta": "θ", r"\pi": "π"}
+TEX_SCRIPT_RE = re.compile(r"([_^])(?:\{([^{}]*)\}|(\w))")
+
+
+def plain_math(tex):
+    r"""Write simple inline TeX as HTML text (subscripts, a few symbols), or None if it can't.
+
+    The landing page's chapter map quotes the chapters' goals, whose math is this simple: written
+    as text, the page needs no MathJax (0.7 MB).
+
+    Examples
+    --------
+    >>> plain_math(r"q_m \cdot k_n")
+    '<span class="posenc-math">q<sub>m</sub> · k<sub>n</sub></span>'
+    >>> plain_math(r"\sqrt{d_{model}}")
+    '<span class="posenc-math">√<span style="text-decoration:overline">d<sub>model</sub></span></span>'
+    >>> plain_math(r"\frac{1}{2}") is None
+    True
+    """
+    text = html.escape(tex, quote=False)
+    for command, symbol in TEX_SYMBOLS.items():
+        text = text.replace(command, symbol)
+    text = re.sub(
+        r"\\sqrt\{((?:[^{}]|\{[^{}]*\})*)\}",
+        r'√<span style="text-decoration:overline">\1</span>',
+        text,
+    )
+    for _ in range(3):  # nested scripts, innermost first
+        text = TEX_SCRIPT_RE.sub(
+            lambda m: (
+                f"<{'sub' if m[1] == '_' else 'sup'}>{m[2] or m[3]}</{'sub' if m[1] == '_' else 'sup'}>"
+            ),
+            text,
+        )
+    if "\\" in text or "{" in text or "}" in text:
+        return None
+    return f'<span class="posenc-math">{text.replace(" - ", " − ")}</span>'
+
+
+def _plain_goal(goal):
+    """Return ``goal`` with each inline ``$...$`` written as text where `plain_math` can."""
+    return re.sub(r"\$([^$]+)\$", lambda m: plain_math(m[1]) or m[0], goal)
+
+
 def chapter_map_markdown(infos):
     """Return the landing page's chapter map (MyST): each chapter's link, time and goals."""
     blocks = []
     for info in infos:
         link = f"[{info['number']} · {info['title']}]({info['docname']}.ipynb)"
-        goals = "".join(f"\n- {goal}" for goal in info["goals"])
+        goals = "".join(f"\n- {_plain_goal(goal)}" for goal in info["goals"])
         blocks.append(f"**{link}** · {info['minutes']} min\n{goals}")
     total = sum(info["minutes"] for info in infos)
     hours, minutes = divmod(total, 60)
@@ -489,6 +537,83 @@ def plain_bars(lines):
     ]
 
 
+PATH_REPR_RE = re.compile(r"(?:Posix|Windows|)Path\((['\"])(.*?)\1\)")
+
+
+def readable_signature(signature, module=None):
+    """Replace each ``PosixPath('...')`` default in ``signature`` by what a reader can use.
+
+    A path that a module-level name of ``module`` holds becomes that name (``CORPUS_FILE``);
+    another path inside the repository becomes its path relative to it; any other path keeps
+    only its file name. So no page shows the absolute path of the machine that built it.
+
+    Examples
+    --------
+    >>> readable_signature("(path=PosixPath('/home/ci/posenc/posenc_lib/data/x.gz'), every=4)")
+    "(path='x.gz', every=4)"
+    """
+    if not signature:
+        return signature
+    names = {}
+    for attribute, value in vars(module).items() if module is not None else ():
+        if isinstance(value, Path) and not attribute.startswith("_"):
+            names.setdefault(str(value), attribute)
+
+    def replace(match):
+        text = match[2]
+        if text in names:
+            return names[text]
+        path = Path(text)
+        if path.is_absolute() and ROOT in path.parents:
+            return repr(path.relative_to(ROOT).as_posix())
+        return repr(path.name) if path.is_absolute() else repr(text)
+
+    return PATH_REPR_RE.sub(replace, signature)
+
+
+def _on_signature(app, what, name, obj, options, signature, return_annotation):
+    module = sys.modules.get(getattr(obj, "__module__", "") or "")
+    return readable_signature(signature, module), return_annotation
+
+
+IMG_RE = re.compile(r'(<a\b[^>]*>\s*)?(<img\b[^>]*?\bsrc="(_images/[^"]+)"[^>]*>)')
+
+
+def link_figures(body):
+    """Wrap every figure image of a page body in a link to the image file (full size on tap).
+
+    An image already inside a link is left alone.
+
+    Examples
+    --------
+    >>> link_figures('<p><img alt="A plot" src="_images/a.png" /></p>')
+    '<p><a class="posenc-full-size" href="_images/a.png"><img alt="A plot" src="_images/a.png" /></a></p>'
+    """
+
+    def wrap(match):
+        if match[1]:
+            return match[0]
+        return f'<a class="posenc-full-size" href="{match[3]}">{match[2]}</a>'
+
+    return IMG_RE.sub(wrap, body)
+
+
+def _is_mathjax(script):
+    filename = str(getattr(script, "filename", "") or "")
+    body = str(getattr(script, "attributes", {}).get("body", ""))
+    return "mathjax" in filename.lower() or body.startswith("window.MathJax")
+
+
+def _on_page_assets(app, pagename, templatename, context, doctree):
+    """No MathJax on a page without math; figures linked to their full-size image."""
+    body = context.get("body", "")
+    has_math = context.get("has_maths_elements", False) or 'class="math' in body
+    if "script_files" in context and not has_math:
+        context["script_files"][:] = [s for s in context["script_files"] if not _is_mathjax(s)]
+    if body:
+        context["body"] = link_figures(body)
+
+
 def _on_docstring(app, what, name, obj, options, lines):
     lines[:] = plain_bars(lines)
 
@@ -504,9 +629,31 @@ def _on_source_read(app, docname, source):
     source[0] = nbformat.writes(nb)
 
 
+SIDEBAR_TAG = '<div id="pst-primary-sidebar" class="'
+SIDEBAR_LANDMARK = '<div id="pst-primary-sidebar" role="complementary" aria-label="Course" class="'
+
+
+def sidebar_as_landmark(page):
+    """Make the theme's primary sidebar (logo, search, chapters) a landmark.
+
+    The theme draws it as a plain ``div``, so the logo and the search button sit outside every
+    landmark and a screen reader's landmark list skips them (axe-core's rule ``region``).
+
+    Examples
+    --------
+    >>> sidebar_as_landmark('<div id="pst-primary-sidebar" class="bd-sidebar">')
+    '<div id="pst-primary-sidebar" role="complementary" aria-label="Course" class="bd-sidebar">'
+    """
+    return page.replace(SIDEBAR_TAG, SIDEBAR_LANDMARK)
+
+
 def _on_build_finished(app, exception):
     if exception is not None or app.builder.format != "html":
         return
+    for page in Path(app.outdir).glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        if SIDEBAR_TAG in text:
+            page.write_text(sidebar_as_landmark(text), encoding="utf-8")
     from importlib.metadata import distribution
 
     from sphinx.util import logging
@@ -579,6 +726,8 @@ def setup(app):
     app.connect("autodoc-process-docstring", _on_docstring, priority=400)
     app.connect("env-merge-info", _on_env_merge)
     app.connect("html-page-context", _on_page_context, priority=510)
+    app.connect("html-page-context", _on_page_assets, priority=900)  # after sphinx.ext.mathjax
+    app.connect("autodoc-process-signature", _on_signature)
     app.connect("build-finished", _on_build_finished)
     # A change to this file (how chapters are read) makes Sphinx read every page again.
     env_version = zlib.crc32(Path(__file__).read_bytes())

@@ -6,7 +6,7 @@ change updates their data and re-renders that one figure to PNG bytes shown in a
 browser and benchmarks can time a step.
 """
 
-from ._live import Explorer, LiveFigure, StatusExplorer
+from ._live import Explorer, FrameImage, LiveFigure, StatusExplorer
 from .ch00 import HelloSlider
 from .ch01 import OrderExplorer, describe_comparison, draw_order_comparison
 from .ch02 import SimilarityExplorer, SinusoidalExplorer
@@ -19,11 +19,11 @@ __all__ = [
     "AlibiExplorer",
     "AttentionInspector",
     "Explorer",
+    "FrameImage",
     "FrameSlider",
     "HelloSlider",
     "LiveFigure",
     "OrderExplorer",
-    "Quiz",
     "RopeExplorer",
     "SimilarityExplorer",
     "SinusoidalExplorer",
@@ -31,12 +31,3 @@ __all__ = [
     "describe_comparison",
     "draw_order_comparison",
 ]
-
-
-def __getattr__(name):
-    # The quiz lives with the exercises it shows; it stays importable from here too.
-    if name == "Quiz":
-        from ..exercises.quiz import Quiz
-
-        return Quiz
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,6 @@
 """What every explorer shares: a fast matplotlib figure in a widget, the base classes, sliders."""
 
+import contextlib
 import io
 import numbers
 
@@ -7,9 +8,30 @@ import ipywidgets as widgets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
-from traitlets import TraitError  # ipywidgets' own dependency: its values are traits
+from traitlets import TraitError, Unicode  # ipywidgets' own dependency: its values are traits
 
 from .._checks import check_bool, check_choice, check_int, check_real, short
+
+
+class FrameImage(widgets.Image):
+    """An ``ipywidgets.Image`` whose ``tooltip`` is the frame's text alternative.
+
+    JupyterLab's widget front end writes a widget's ``tooltip`` into the element's ``title``
+    (the accessible name of an ``img`` without ``alt``: what a screen reader says), but only for a
+    widget that has a ``description``; a plain Image has none and never shows its tooltip. This
+    one has an empty description, so its tooltip reaches the page (ipywidgets >= 8).
+
+    Examples
+    --------
+    >>> image = FrameImage()
+    >>> image.tooltip = "a clock hand at 3 o'clock"
+    >>> image.description, image.tooltip
+    ('', "a clock hand at 3 o'clock")
+    """
+
+    description = Unicode("").tag(sync=True)
+    if "tooltip" not in widgets.Image.class_trait_names():  # ipywidgets 7: no tooltip trait
+        tooltip = Unicode(None, allow_none=True)
 
 
 class LiveFigure:
@@ -26,36 +48,54 @@ class LiveFigure:
     figsize : (float, float)
         Inches.
     dpi : int
-        Modest by default: fewer pixels to draw and encode on every step.
+        Screen (CSS) pixels per inch: the image is shown ``figsize * dpi`` pixels large (or
+        narrower, never wider than the output area). Modest by default: fewer pixels to draw and
+        encode on every step.
+    density : int
+        Image pixels per screen pixel: 2 draws every frame at twice the size shown, sharp on
+        high-density (retina) screens and when the browser zooms to 200%.
     widget : bool
         Publish the frames in an ``ipywidgets.Image`` (default). False keeps them in a plain
         holder (``image.value``, the PNG bytes) for an explorer whose live view is drawn in the
         browser (`LiveView`): its frames serve the static twins only and need not travel to the
         page on every step.
 
-
-
     Examples
     --------
     >>> live = LiveFigure(figsize=(2, 2))
     >>> (line,) = live.fig.add_subplot().plot([0, 1], [0, 1])
     >>> live.animate(line)
-    >>> live.render()
-    >>> live.renders, bytes(live.image.value[1:4])
-    (1, b'PNG')
+    >>> live.render(alt="a rising line")
+    >>> live.renders, bytes(live.image.value[1:4]), live.image.tooltip
+    (1, b'PNG', 'a rising line')
+    >>> live.canvas.get_width_height(), live.image.layout.width  # drawn at 2x, shown at 1x
+    ((320, 320), '160px')
     """
 
-    def __init__(self, figsize=(8, 3.2), dpi=80, widget=True):
+    def __init__(self, figsize=(8, 3.2), dpi=80, density=2, widget=True):
         if not isinstance(figsize, tuple | list) or len(figsize) != 2:
             raise TypeError(
                 f"LiveFigure: figsize must be (width, height) in inches, got {short(figsize)}"
             )
         width, height = (check_real("LiveFigure", "figsize", v, greater_than=0) for v in figsize)
         dpi = check_int("LiveFigure", "dpi", dpi, minimum=10)
+        self.density = check_int("LiveFigure", "density", density, minimum=1)
+        if self.density > 4:
+            raise ValueError(f"LiveFigure: density must be 1 to 4, got {self.density}")
         figsize = (width, height)
-        self.fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+        self.fig = Figure(figsize=figsize, dpi=dpi * self.density, layout="constrained")
         self.canvas = FigureCanvasAgg(self.fig)
-        self.image = widgets.Image(format="png") if widget else _Frame()
+        self.shown_size = (round(width * dpi), round(height * dpi))  # CSS pixels
+        self.image = (
+            FrameImage(
+                format="png",
+                layout=widgets.Layout(
+                    width=f"{self.shown_size[0]}px", max_width="100%", height="auto"
+                ),
+            )
+            if widget
+            else _Frame()
+        )
         self.animated = []
         self.background = None
         self.renders = 0
@@ -66,11 +106,15 @@ class LiveFigure:
             artist.set_animated(True)
             self.animated.append(artist)
 
-    def render(self, full=False, relayout=False):
+    def render(self, full=False, relayout=False, alt=None):
         """Publish the figure as PNG bytes, redrawing only the animated artists unless ``full``.
 
         ``relayout`` lays the figure out again first (for new tick labels of another length).
+        ``alt`` says in words what this frame shows (the image's text alternative); None keeps
+        the last one.
         """
+        if alt is not None and not isinstance(alt, str):
+            raise TypeError(f"LiveFigure.render: alt must be a str, got {short(alt)}")
         if relayout:
             self.fig.set_layout_engine("constrained")
         if full or relayout or self.background is None:
@@ -87,26 +131,43 @@ class LiveFigure:
             "RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1
         )
         rgba.convert("RGB").save(buffer, format="png", compress_level=1)
-        self.image.value = buffer.getvalue()
+        # One message for the frame and its text: the front end redraws the image once per
+        # message, and a second redraw would replace the frame the browser is still decoding.
+        with self.image.hold_sync():
+            if alt is not None:
+                self.image.tooltip = alt
+            self.image.value = buffer.getvalue()
         self.renders += 1
 
     def snapshot(self):
         """Return the last rendered frame as a static image for a notebook output.
 
-        Re-encoded with full compression (slower than a slider step can afford, smaller to commit).
+        At the size it is shown (the high-density frame scaled down, so a committed notebook does
+        not grow), re-encoded with full compression (slower than a slider step can afford,
+        smaller to commit).
         """
         from IPython.display import Image as PNG
 
         buffer = io.BytesIO()
         frame = Image.open(io.BytesIO(bytes(self.image.value))).convert("RGB")
+        if frame.size != self.shown_size:
+            frame = frame.resize(self.shown_size, Image.LANCZOS)
         frame.quantize(colors=256).save(buffer, format="png", optimize=True)
         return PNG(buffer.getvalue())
 
 
 class _Frame:
-    """Where a `LiveFigure` without a widget keeps its last frame (``value``: PNG bytes)."""
+    """Where a `LiveFigure` without a widget keeps its last frame (``value``: PNG bytes).
+
+    ``tooltip`` keeps the frame's text, as `FrameImage` does; ``hold_sync`` is a no-op here,
+    since nothing is sent to a page.
+    """
 
     value = b""
+    tooltip = None
+
+    def hold_sync(self):
+        return contextlib.nullcontext()
 
 
 class Explorer:
@@ -226,8 +287,42 @@ class StatusExplorer(Explorer):
             raise ValueError(f"{func}: {name} must be in {low}..{high}, got {short(value)}")
 
 
-def _slider(description, value, low, high, step=1, **kw):
-    cls = widgets.IntSlider if isinstance(step, int) else widgets.FloatSlider
+def slider(description, value, low, high, step=1, **kw):
+    """Return the course's slider: integer or float by ``step``, updating while it is dragged.
+
+    Parameters
+    ----------
+    description : str
+        The label shown beside it.
+    value, low, high : int or float
+        Its start value and range.
+    step : int or float
+        An int makes an ``IntSlider``, a float a ``FloatSlider``.
+    **kw
+        Further ipywidgets arguments.
+
+    Returns
+    -------
+    ipywidgets.IntSlider or ipywidgets.FloatSlider
+
+    Examples
+    --------
+    >>> s = slider("position", 3, 0, 20)
+    >>> type(s).__name__, s.value, s.max
+    ('IntSlider', 3, 20)
+    """
+    if not isinstance(description, str):
+        raise TypeError(f"slider: description must be a str, got {short(description)}")
+    value, low, high = (
+        check_real("slider", n, v) for n, v in (("value", value), ("low", low), ("high", high))
+    )
+    if not low <= value <= high:
+        raise ValueError(f"slider: value must be in low..high = {low:g}..{high:g}, got {value:g}")
+    integer = isinstance(step, numbers.Integral) and not isinstance(step, bool)
+    step = check_real("slider", "step", step, greater_than=0)
+    cls = widgets.IntSlider if integer else widgets.FloatSlider
+    if integer:
+        value, low, high, step = int(value), int(low), int(high), int(step)
     return cls(
         value=value,
         min=low,

@@ -6,7 +6,7 @@ import numpy as np
 from .. import plots
 from ..sinusoidal import frequencies
 from ._front import LiveView, connect
-from ._live import Explorer, LiveFigure, _slider
+from ._live import Explorer, LiveFigure, slider
 
 
 class HelloSlider(Explorer):
@@ -28,9 +28,9 @@ class HelloSlider(Explorer):
     """
 
     def __init__(self):
-        self.position = _slider("position", 0, 0, 20)
+        self.position = slider("position", 0, 0, 20)
         self.label = widgets.Label()
-        self.live = LiveFigure(figsize=(2.2, 2.2), dpi=72, widget=False)
+        self.live = LiveFigure(figsize=(2.2, 2.2), dpi=72, density=1, widget=False)
         ax = self.live.fig.add_subplot()
         (self.hands, self.dots) = plots.clock_faces(ax, [0.0])
         ax.set_title("the fastest hand", fontsize="small")

@@ -4,8 +4,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import plots
-from .._checks import check_array, check_int, short
-from ..attention import _check_weights
+from .._checks import check_array, check_bool, check_int, check_weights, short
 from ..display import format_difference
 from ..word_order import OrderComparison, compare_orders, split_words
 from ._live import LiveFigure, StatusExplorer
@@ -104,6 +103,47 @@ def describe_comparison(comparison):
     return f"{tokens};  max |vector_A - vector_B| = {format_difference(comparison.pooled_gap)}"
 
 
+_WIDE = {"description_width": "initial"}  # the whole label shown, not cut to 80 pixels
+
+
+def frame_text(comparison, positions=False, causal=False):
+    """Say in words what chapter 1's figure shows: its text alternative for a screen reader.
+
+    Parameters
+    ----------
+    comparison : OrderComparison
+        From `~posenc_lib.word_order.compare_orders`.
+    positions, causal : bool
+        Whether sinusoidal positions were added and the causal mask applied.
+
+    Returns
+    -------
+    str
+        The two sentences, the settings and the status line's numbers.
+
+    Examples
+    --------
+    >>> from posenc_lib.word_order import compare_orders
+    >>> frame_text(compare_orders("a b", "b a", np.eye(4), np.eye(4), np.eye(4)))[:77]
+    'Attention weights of sentence A (a b) and sentence B (b a), without positions'
+    """
+    if not isinstance(comparison, OrderComparison):
+        raise TypeError(
+            f"frame_text: comparison must come from compare_orders, got {short(comparison)}"
+        )
+    check_bool("frame_text", "positions", positions)
+    check_bool("frame_text", "causal", causal)
+    settings = (
+        f"{'with' if positions else 'without'} positions, "
+        f"{'with' if causal else 'without'} the causal mask"
+    )
+    return (
+        f"Attention weights of sentence A ({' '.join(comparison.words_a)}) and sentence B "
+        f"({' '.join(comparison.words_b)}), {settings}, as two heatmaps, and the two sentence "
+        f"vectors as bars. {describe_comparison(comparison)}"
+    )
+
+
 class OrderExplorer(StatusExplorer):
     """Compare two sentences through one attention layer.
 
@@ -138,12 +178,16 @@ class OrderExplorer(StatusExplorer):
             if not isinstance(text, str):
                 raise TypeError(f"{func}: {name} must be a str, got {short(text)}")
         w_q = check_array(func, "w_q", w_q, ndim=2)
-        _check_weights(func, np.zeros((1, w_q.shape[0])), w_q, w_k, w_v)
+        check_weights(func, np.zeros((1, w_q.shape[0])), w_q, w_k, w_v)
         seed = check_int(func, "seed", seed, minimum=0)
         self.layer = (w_q, w_k, w_v)
         self.rng = np.random.default_rng(seed)
-        self.text_a = widgets.Text(value=sentence, description="A", continuous_update=False)
-        self.text_b = widgets.Text(value=other, description="B", continuous_update=False)
+        self.text_a = widgets.Text(
+            value=sentence, description="sentence A", continuous_update=False, style=_WIDE
+        )
+        self.text_b = widgets.Text(
+            value=other, description="sentence B", continuous_update=False, style=_WIDE
+        )
         self.shuffle = widgets.Button(description="shuffle A into B", icon="random")
         self.positions = widgets.Checkbox(value=False, description="add sinusoidal positions")
         self.causal = widgets.Checkbox(value=False, description="causal mask")
@@ -208,4 +252,5 @@ class OrderExplorer(StatusExplorer):
             self.axes[2].set_ylim(-1.3 * reach - 1e-3, 1.3 * reach + 1e-3)
             full = True
         self.status.value = describe_comparison(comparison)
-        self.live.render(full=full, relayout=relayout)
+        alt = frame_text(comparison, self.positions.value, self.causal.value)
+        self.live.render(full=full, relayout=relayout, alt=alt)

@@ -14,7 +14,7 @@ from ..sinusoidal import (
     wavelengths,
 )
 from ._front import LiveView, connect
-from ._live import LiveFigure, StatusExplorer, _slider
+from ._live import LiveFigure, StatusExplorer, slider
 
 
 class SinusoidalExplorer(StatusExplorer):
@@ -66,14 +66,14 @@ class SinusoidalExplorer(StatusExplorer):
         self.seq_len = seq_len or self.positions_needed(d_model, base)
         if position >= self.seq_len:
             raise ValueError(f"{func}: position must be < seq_len = {self.seq_len}, got {position}")
-        self.position = _slider("position p", position, 0, self.seq_len - 1)
-        self.pair = _slider("pair i", pair, 0, d_model // 2 - 1)
+        self.position = slider("position p", position, 0, self.seq_len - 1)
+        self.pair = slider("pair i", pair, 0, d_model // 2 - 1)
         self.d_model = widgets.Dropdown(
             options=list(self.d_models), value=d_model, description="d_model"
         )
         self.base = widgets.Dropdown(options=list(self.bases), value=base, description="base")
         self.status = widgets.Label()
-        self.live = LiveFigure(figsize=(9, 5.2), widget=False)
+        self.live = LiveFigure(figsize=(9, 5.2), density=1, widget=False)
         grid = self.live.fig.add_gridspec(2, 2, height_ratios=[1, 1.6])
         self.ax_clock = self.live.fig.add_subplot(grid[0, :])
         self.ax_wave = self.live.fig.add_subplot(grid[1, 0])
@@ -262,14 +262,14 @@ class SimilarityExplorer(StatusExplorer):
         if shift > max_shift:
             raise ValueError(f"{func}: shift must be <= max_shift = {max_shift}, got {shift}")
         self.shifts = np.arange(0, max_shift + 1)
-        self.shift = _slider("shift k", shift, 0, max_shift)
+        self.shift = slider("shift k", shift, 0, max_shift)
         self.d_model = widgets.Dropdown(
             options=list(self.d_models), value=d_model, description="d_model"
         )
         self.base = widgets.Dropdown(options=list(self.bases), value=base, description="base")
         self.band = widgets.Dropdown(options=self.bands, value="all pairs", description="pairs")
         self.status = widgets.Label()
-        self.live = LiveFigure(figsize=(8, 3.4), widget=False)
+        self.live = LiveFigure(figsize=(8, 3.4), density=1, widget=False)
         self.ax = self.live.fig.add_subplot()
         self._build()
         self.shift.observe(self.step, names="value")

@@ -6,7 +6,7 @@ import numpy as np
 from .. import plots
 from .._checks import check_int, short
 from ..tasks import has_target
-from ._live import LiveFigure, StatusExplorer, _slider
+from ._live import LiveFigure, StatusExplorer
 
 
 class AttentionInspector(StatusExplorer):
@@ -70,7 +70,11 @@ class AttentionInspector(StatusExplorer):
             options=list(lengths), value=lengths[-1], description="length"
         )
         some = next(iter(self.models.values())).config
-        self.head = _slider("head", 0, 0, some.n_heads - 1)
+        # a number field, not a slider: its label names it for a screen reader, and its arrow
+        # keys step it inside JupyterLab (which keeps a dropdown's arrow keys for its own use)
+        self.head = widgets.BoundedIntText(
+            value=0, min=0, max=some.n_heads - 1, description="head", continuous_update=True
+        )
         self.status = widgets.Label()
         self.live = LiveFigure(figsize=(5.2, 4.6))
         self.ax = self.live.fig.add_subplot()
@@ -93,11 +97,28 @@ class AttentionInspector(StatusExplorer):
         task = self.tasks[self.task.value]()
         return task, task.sample(2024, 1, self.length.value)
 
+    def frame_text(self):
+        """Say in words what the figure shows now (the image's text alternative)."""
+        n = self.length.value
+        shown = f"head {self.head.value} of {self.scheme.value} trained on {self.task.value}"
+        if self.maps is None:
+            return f"Attention of {shown} at length {n}: not drawn. {self.status.value}"
+        weights = self.maps[0][0, self.head.value]
+        offsets = np.arange(n)[:, None] - np.arange(n)[None, :]
+        look_back = int(np.bincount(np.argmax(weights, axis=1) - 0 * n, minlength=1).size) and (
+            np.median(offsets[np.arange(n), np.argmax(weights, axis=1)])
+        )
+        return (
+            f"Attention of {shown}, one sequence of length {n}: a {n} by {n} heatmap of weights "
+            f"from 0 to 1, queries down, keys across. The median query's strongest weight is "
+            f"{look_back:g} positions back. {self.status.value}"
+        )
+
     def step(self, change=None):
         """Show the chosen head of the current maps (fast path)."""
         if self.maps is not None:
             self.image.set_data(self.maps[0][0, self.head.value])
-        self.live.render()
+        self.live.render(alt=self.frame_text())
 
     def redraw(self, change=None):
         """Run the chosen model on a fresh sequence and show its maps (slow path)."""
@@ -125,4 +146,4 @@ class AttentionInspector(StatusExplorer):
             else:
                 self.status.value = "this sequence: next-token prediction (see the loss table)"
             self.image.set_data(self.maps[0][0, self.head.value])
-        self.live.render(full=True)
+        self.live.render(full=True, alt=self.frame_text())
