@@ -15,6 +15,7 @@ import os
 import numpy as np
 
 from ._checks import check_choice, check_int
+from .sweep import binned_curves, names, one_config, select, summarize
 
 # Okabe and Ito's palette: distinguishable with every common colour-vision deficiency.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
@@ -602,7 +603,7 @@ def set_rope_arrows(arrows, q, k, q_rotated, k_rotated):
         line.set_data([0, vector[0]], [0, vector[1]])
 
 
-# -- the study of chapter 6 ----------------------------------------------------------------------
+# -- the sweeps of chapters 6 and 7 --------------------------------------------------------------
 
 
 def scheme_style(scheme, n=0):
@@ -630,15 +631,27 @@ def scheme_style(scheme, n=0):
     return series_style(SCHEMES.index(scheme) if scheme in SCHEMES else n)
 
 
-def plot_results(records, *, config=None, region="unseen", axes=None, legend=True):
-    """Metric against evaluation length, one line per scheme (range over seeds shaded).
+# What each metric of the sweeps' records is called on an axis, and what a position holds.
+METRIC_LABELS = {
+    "accuracy": ("accuracy", "tokens"),
+    "loss": ("loss (nats/token)", "tokens"),
+    "bits_per_char": ("bits per character", "characters"),
+}
 
-    With ``region="unseen"`` the point at the training length is over all (trained) positions.
+
+def plot_results(records, *, config=None, region="unseen", axes=None, legend=True, **criteria):
+    """Metric against evaluation length, one panel per task, one line per scheme.
+
+    The mean over seeds is drawn, the range over seeds shaded; a scheme that cannot run at a
+    length has no point there, and one that runs at a single length is drawn larger and
+    hollow. With ``region="unseen"`` the point at the training length is over all (trained)
+    positions. Both chapters' sweeps draw with it (chapter 07 selects a ``mode=``).
 
     Parameters
     ----------
     records : list of dict
-        Study records (`~posenc_lib.experiments.run_study`).
+        Records of a sweep (`~posenc_lib.experiments.load_study`,
+        `~posenc_lib.realtext.load_sweep`).
     config : str, optional
         The configuration to plot (needed when the records hold several).
     region : {"unseen", "all"}
@@ -647,6 +660,8 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
         One per task (default: a new figure).
     legend : bool
         Draw the legend beside the last panel.
+    **criteria
+        Further selection of the records (e.g. ``mode="sliding"``), by `~posenc_lib.sweep.select`.
 
     Returns
     -------
@@ -666,14 +681,14 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
     """
     import matplotlib.pyplot as plt
 
-    from .experiments import _names, _one_config, select, summarize
-
     check_choice("plot_results", "region", region, ("all", "unseen"))
-    config = _one_config(records, config, "plot_results")
-    rows = select(records, config=config, region=None)
-    everywhere, region_summary = summarize(rows, config=config), summarize(rows, region=region)
+    config = one_config(records, config, "plot_results")
+    rows = select(records, config=config, region=None, **criteria)
+    by = ("task", "scheme", "eval_len")
+    everywhere = summarize(rows, by, region="all")
+    region_summary = summarize(rows, by, region=region)
     train_len = rows[0]["train_len"]
-    tasks, schemes = _names(rows, "task"), _names(rows, "scheme")
+    tasks, schemes = names(rows, "task"), names(rows, "scheme")
     lengths = sorted({r["eval_len"] for r in rows})
     metric = {r["task"]: r["metric"] for r in rows}
     if axes is None:
@@ -704,10 +719,10 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
         ax.axvline(train_len, color="0.5", ls=":", lw=1)
         if metric[task] == "accuracy":  # guessing one of the 16 tokens
             ax.axhline(1 / 16, color="0.4", ls=(0, (4, 2)), lw=0.8, label="chance (1/16)")
+        what, unit = METRIC_LABELS.get(metric[task], (metric[task], "tokens"))
         ax.set_xscale("log", base=2)
         ax.set_xticks(lengths, [str(x) for x in lengths])
-        ax.set_xlabel("evaluation length (tokens)")
-        what = "accuracy" if metric[task] == "accuracy" else "loss (nats/token)"
+        ax.set_xlabel(f"evaluation length ({unit})")
         ax.set_ylabel(
             what if region == "all" else f"{what}\n(past {train_len}: positions >= {train_len})"
         )
@@ -729,7 +744,7 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None):
     task : str
         The task to plot.
     config : str, optional
-        The configuration (default: the study's default).
+        The configuration (needed when the curves hold several).
     bin_width : int
         Positions per point.
     ax : matplotlib.axes.Axes, optional
@@ -751,22 +766,21 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None):
     """
     import matplotlib.pyplot as plt
 
-    from .experiments import DEFAULT_CONFIG, position_curves, select
-
     bin_width = check_int("plot_position_curves", "bin_width", bin_width, minimum=1)
-    config = DEFAULT_CONFIG if config is None else config
+    rows = select(curves, task=task, region=None)
+    config = one_config(rows, config, "plot_position_curves")
+    rows = select(rows, config=config, region=None)
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
-    summary = position_curves(curves, task, config=config, bin_width=bin_width)
-    rows = select(curves, task=task, config=config, region=None)
-    for n, (scheme, (x, mean, low, high)) in enumerate(summary.items()):
+    for n, scheme in enumerate(names(rows, "scheme")):
+        x, mean, low, high = binned_curves(select(rows, scheme=scheme), bin_width=bin_width)
         style = scheme_style(scheme, n)
         ax.plot(x, mean, label=scheme, **{**style, "markevery": 4})
         ax.fill_between(x, low, high, color=style["color"], alpha=0.15, lw=0)
     ax.axvline(rows[0]["train_len"] - 0.5, color="0.5", ls=":", lw=1)
     metric = rows[0]["metric"]
     ax.set_xlabel(f"query position (bins of {bin_width}; trained on 0..{rows[0]['train_len'] - 1})")
-    ax.set_ylabel("accuracy" if metric == "accuracy" else "loss (nats/token)")
-    ax.set_title(f"{task}, length {rows[0]['eval_len']}, configuration {config}")
+    ax.set_ylabel(METRIC_LABELS.get(metric, (metric,))[0])
+    ax.set_title(f"{task}, length {rows[0]['eval_len']}, configuration {rows[0]['config']}")
     legend_outside(ax)
     return ax
