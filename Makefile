@@ -35,11 +35,11 @@ $(VENV)/.site-installed: $(VENV)/bin/python pyproject.toml $(CONSTRAINTS) $(SITE
 lab: $(VENV)/.lab-installed
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
-## check: the fast tier for the edit-test loop (under 2 minutes on 2 cores): lint, unit, property, claims and doctests (no notebooks, browser, environment builds or tests marked slow)
+## check: the fast tier for the edit-test loop (under 2 minutes on 2 cores): lint, unit, property, claims and doctests (no notebooks, browser, site or environment builds, no tests marked slow)
 check: $(VENV)/.test-installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest -q -m "not browser and not binder and not slow" tests posenc_lib
+	$(PY) -m pytest -q -m "not browser and not binder and not site and not slow" tests posenc_lib
 
 ## test: lint, unit/property/doctests, and every notebook re-executed by nbval (strict)
 test: $(VENV)/.test-installed
