@@ -71,7 +71,7 @@ lock-site: $(VENV)/bin/python
 	$(PY) -m pip install -q uv==$(UV_VERSION)
 	$(PY) tools/lock.py --site $(if $(UPGRADE),--upgrade) $(VENV)/bin/uv
 
-## mutants: mutation testing of the math modules and the model with mutmut (13-20 min on 2 cores); see docs/mutants.md
+## mutants: mutation testing of the math modules, the model, the corpus and the experiment engine with mutmut (see docs/mutants.md)
 mutants: $(VENV)/.test-installed
 	$(PY) -m pip install -q mutmut==$(MUTMUT_VERSION)
 	rm -rf mutants
