@@ -381,7 +381,7 @@ def bits_per_char(nats):
     func = "bits_per_char"
     allowed = "a real number >= 0 or a list or array of them (a loss in nats per character)"
     try:
-        array = np.asarray(nats if not isinstance(nats, str | bytes) else None)
+        array = np.asarray(nats)  # a str becomes an array of kind "U", refused below
     except (TypeError, ValueError):  # a ragged list
         array = np.asarray(None)
     if isinstance(nats, bool | np.bool_) or array.dtype.kind not in "iuf":

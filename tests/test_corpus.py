@@ -219,3 +219,18 @@ def test_read_topics_names_the_broken_file(tmp_path):
     broken.write_bytes(b"not gzip")
     with pytest.raises(ValueError, match=r"JSON corpus file, got '.*broken\.json\.gz' \("):
         read_topics(broken)
+
+
+def test_read_topics_names_the_file_that_lacks_keys(tmp_path):
+    partial = tmp_path / "partial.json.gz"
+    partial.write_bytes(gzip.compress(json.dumps({"topics": {}}).encode()))
+    with pytest.raises(ValueError, match=r"^read_topics: '.*partial\.json\.gz' lacks the keys"):
+        read_topics(partial)
+
+
+def test_load_corpus_takes_every_second_topic_at_the_lowest_every_allowed(corpus):
+    with pytest.raises(ValueError, match=r"^load_corpus: every must be an integer >= 2, got 1$"):
+        load_corpus(every=1)
+    halves = load_corpus(every=2)
+    assert halves.validation.size > corpus.validation.size
+    assert halves.train.size + halves.validation.size == corpus.train.size + corpus.validation.size

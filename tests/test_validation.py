@@ -904,7 +904,14 @@ def test_bits_per_char_refuses_a_negative_or_non_finite_loss(nats, shown):
 
 @pytest.mark.parametrize(
     ("nats", "shown"),
-    [("1.0", "'1.0'$"), (True, "True$"), (None, "None$"), ([1.0, "a"], r"\[1\.0, 'a'\]$")],
+    [
+        ("1.0", "'1.0'$"),
+        (b"1.0", "b'1.0'$"),
+        (True, "True$"),
+        (None, "None$"),
+        ([1.0, "a"], r"\[1\.0, 'a'\]$"),
+        ([[1.0], [1.0, 2.0]], r"\[\[1\.0\], \[1\.0, 2\.0\]\]$"),
+    ],
 )
 def test_bits_per_char_refuses_what_is_not_a_number_naming_what_it_accepts(nats, shown):
     with pytest.raises(TypeError, match="^" + BITS_ALLOWED + shown):
@@ -914,8 +921,8 @@ def test_bits_per_char_refuses_what_is_not_a_number_naming_what_it_accepts(nats,
 def test_bits_per_char_takes_a_number_a_list_and_an_array_alike():
     ln2 = np.log(2)
     assert corpus.bits_per_char(ln2) == 1.0
-    assert isinstance(corpus.bits_per_char(ln2), float)
-    assert isinstance(corpus.bits_per_char(np.float32(0.5)), float)
+    assert type(corpus.bits_per_char(ln2)) is float  # not numpy's float64 scalar
+    assert type(corpus.bits_per_char(np.float32(0.5))) is float
     assert corpus.bits_per_char(0) == 0.0
     listed, array = (
         corpus.bits_per_char([0.0, 2 * ln2]),
