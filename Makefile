@@ -34,7 +34,7 @@ $(VENV)/.site-installed: $(VENV)/bin/python pyproject.toml $(CONSTRAINTS) $(SITE
 lab: $(VENV)/.lab-installed
 	$(PY) tools/course.py lab
 
-## check: the fast tier for the edit-test loop: lint, unit, property, claims and doctests (no notebooks, browser or environment builds)
+## check: the fast tier for the edit-test loop (under 2 minutes on 2 cores): lint, unit, property, claims and doctests (no notebooks, browser, site or environment builds, no tests marked slow)
 check: $(VENV)/.test-installed
 	$(PY) tools/course.py check
 
@@ -65,7 +65,7 @@ lock-site: $(VENV)/bin/python
 	$(PY) -m pip install -q uv==$(UV_VERSION)
 	$(PY) tools/lock.py --site $(if $(UPGRADE),--upgrade) $(VENV)/bin/uv
 
-## mutants: mutation testing of the math modules and the model with mutmut (13-20 min on 2 cores); see docs/mutants.md
+## mutants: mutation testing of the math modules, the model, the corpus and the experiment engine with mutmut (see docs/mutants.md)
 mutants: $(VENV)/.test-installed
 	$(PY) -m pip install -q mutmut==$(MUTMUT_VERSION)
 	rm -rf mutants

@@ -166,11 +166,22 @@ def check_even(func, name, value, *, minimum=2):
 
 
 def check_rng(func, name, value):
-    """Return a numpy Generator from ``value``: None (seed 0), an int seed >= 0 or a Generator."""
+    """Return a numpy Generator from ``value``, or raise naming ``func`` and ``name``.
+
+    Accepted: None (seed 0), an int seed >= 0, a `numpy.random.SeedSequence` (e.g. one of
+    ``SeedSequence(seed).spawn(n)``) or a Generator, which is returned as it is (draws continue).
+    """
     if value is None:
         return np.random.default_rng(0)
     if isinstance(value, np.random.Generator):
         return value
+    if isinstance(value, np.random.SeedSequence):
+        return np.random.default_rng(value)
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{func}: {name} must be None, an int seed >= 0, a numpy.random.SeedSequence or a "
+            f"numpy.random.Generator, got {short(value)}"
+        )
     return np.random.default_rng(check_int(func, name, value, minimum=0))
 
 

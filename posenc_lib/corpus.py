@@ -17,14 +17,13 @@ characters and nothing is downloaded.
 import gzip
 import json
 import math
-import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from ._checks import check_choice, check_int
+from ._checks import check_choice, check_int, short
 from .tasks import Task
 
 CORPUS_FILE = Path(__file__).with_name("data") / "pydoc_topics.json.gz"
@@ -358,13 +357,15 @@ def bits_per_char(nats):
 
     Parameters
     ----------
-    nats : float or ndarray
-        Loss in nats per character (e.g. `train`'s losses, or a `Task` of metric "loss").
+    nats : float, list of float or ndarray
+        Loss in nats per character (e.g. `train`'s losses, or a `Task` of metric "loss"): finite
+        and >= 0, as a cross-entropy is.
 
     Returns
     -------
     float or ndarray
-        The same loss in bits per character, of the same shape.
+        The same loss in bits per character: a float for a number, an array of the same shape
+        for a list or an array.
 
     Examples
     --------
@@ -374,7 +375,22 @@ def bits_per_char(nats):
     2.164
     >>> bits_per_char(np.array([math.log(2), math.log(4)]))
     array([1., 2.])
+    >>> bits_per_char([0.0, math.log(8)])
+    array([0., 3.])
     """
-    if isinstance(nats, bool) or not isinstance(nats, numbers.Real | np.ndarray):
-        raise TypeError(f"bits_per_char: nats must be a real number or array, got {nats!r}")
-    return nats / math.log(2)
+    func = "bits_per_char"
+    allowed = "a real number >= 0 or a list or array of them (a loss in nats per character)"
+    try:
+        array = np.asarray(nats)  # a str becomes an array of kind "U", refused below
+    except (TypeError, ValueError):  # a ragged list
+        array = np.asarray(None)
+    if isinstance(nats, bool | np.bool_) or array.dtype.kind not in "iuf":
+        raise TypeError(f"{func}: nats must be {allowed}, got {short(nats)}")
+    array = array.astype(np.float64)
+    bad = ~np.isfinite(array) | (array < 0)
+    if np.any(bad):
+        index = tuple(np.argwhere(bad)[0].tolist())
+        where = f" at index {index}" if index else ""
+        raise ValueError(f"{func}: nats must be {allowed}, got {array[index]}{where}")
+    bits = array / math.log(2)
+    return float(bits) if bits.ndim == 0 else bits

@@ -51,7 +51,7 @@ class LearnedPositions:
     max_len : int
         The longest sequence the table can serve: there is no row for position ``max_len``.
     d_model : int
-    rng : numpy.random.Generator or int, optional
+    rng : numpy.random.Generator, numpy.random.SeedSequence or int, optional
         Seeds the initial values (default: seed 0, so the table is reproducible).
     init_std : float
         Standard deviation of the initial entries (OpenAI's GPT-2 code: 0.01 for positions;

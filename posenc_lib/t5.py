@@ -25,6 +25,10 @@ from ._checks import (
     short,
 )
 
+#: The farthest relative position ``t5_bucket`` accepts: 2**53, beyond which float64 (in which the
+#: positions are checked) no longer holds every whole number, and whose bucket is the last anyway.
+MAX_RELATIVE_POSITION = 2**53
+
 
 def t5_bucket(relative_position, *, bidirectional=True, n_buckets=32, max_distance=128):
     """Return the bucket of each relative position ``key - query``, as T5's code assigns them.
@@ -42,7 +46,8 @@ def t5_bucket(relative_position, *, bidirectional=True, n_buckets=32, max_distan
     Parameters
     ----------
     relative_position : array_like of int
-        key position minus query position (negative: the key is in the past).
+        key position minus query position (negative: the key is in the past); whole numbers in
+        -2**53 .. 2**53 (`MAX_RELATIVE_POSITION`).
     bidirectional : bool
         True for an encoder (T5's default), False for a causal decoder.
     n_buckets : int
@@ -69,6 +74,13 @@ def t5_bucket(relative_position, *, bidirectional=True, n_buckets=32, max_distan
     if np.any(relative != np.round(relative)):
         bad = relative[relative != np.round(relative)].flat[0]
         raise ValueError(f"{func}: relative_position must hold whole numbers, got {bad}")
+    too_far = np.abs(relative) > MAX_RELATIVE_POSITION
+    if np.any(too_far):
+        index = tuple(np.argwhere(too_far)[0].tolist())
+        raise ValueError(
+            f"{func}: relative_position must lie in -2**53 .. 2**53 (whole numbers float64 holds "
+            f"exactly), got {relative[index]:g} at index {index}"
+        )
     relative = relative.astype(np.int64)
     if bidirectional:
         offset = np.where(relative > 0, per_direction, 0)
@@ -207,7 +219,7 @@ class T5RelativeBias:
         T5 uses 128.
     bidirectional : bool
         T5's encoder: True; its decoder (causal): False.
-    rng : numpy.random.Generator or int, optional
+    rng : numpy.random.Generator, numpy.random.SeedSequence or int, optional
         Seeds the initial values (default: seed 0).
     init_std : float
         Standard deviation of the initial entries.

@@ -84,7 +84,7 @@ class Task:
 
         Parameters
         ----------
-        rng : numpy.random.Generator or int
+        rng : numpy.random.Generator, numpy.random.SeedSequence or int
             The source of the draws (an int seeds a new Generator).
         batch : int
             Sequences.

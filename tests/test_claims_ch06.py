@@ -490,6 +490,7 @@ def test_t5_learnt_one_bump_on_bucket_three_and_its_stripe_only_thins(live, head
     assert [two(v) for v in blocks] == ["0.44", "0.21", "0.12"]
 
 
+@pytest.mark.slow  # trains two models for the study's 400 steps
 def test_alibi_cannot_single_out_even_one_key_back_in_one_layer():
     """06: ALiBi gets about 0.77 of "copy the token one back" right at the training length, T5 all of
     them (the default configuration, one seed): the limit behind its higher Markov loss."""

@@ -89,7 +89,7 @@ def edit(root, module, old, new):
             '"totals": [round(float(v)) if digits',
         ),
         ("rope", "head_dim", "d_model"),
-        ("corpus", "return nats / math.log(2)", "return nats"),
+        ("corpus", "bits = array / math.log(2)", "bits = array"),
         (
             "sweep",
             'start = 0 if region == "all" else train_len',

@@ -198,3 +198,39 @@ def test_the_validation_task_samples_validation_text_only(corpus):
 def test_bits_per_char_divides_nats_by_ln_2():
     assert bits_per_char(math.log(2)) == 1.0
     assert np.allclose(bits_per_char(np.array([0.0, math.log(4)])), [0.0, 2.0])
+
+
+# -- what the mutation run found unchecked ------------------------------------------------------
+
+
+def test_split_topics_takes_every_second_name_at_the_lowest_every_allowed():
+    assert split_topics(["d", "a", "c", "b", "e"], every=2) == (("b", "d"), ("a", "c", "e"))
+
+
+def test_encode_names_a_character_beyond_the_last_of_the_alphabet(corpus):
+    # The last character of the alphabet is '…' (U+2026): searchsorted puts the emoji past it.
+    assert max(corpus.alphabet) < "\U0001f600"
+    with pytest.raises(ValueError, match=r"got '\U0001f600' at index 2$"):
+        corpus.encode("ab\U0001f600")
+
+
+def test_read_topics_names_the_broken_file(tmp_path):
+    broken = tmp_path / "broken.json.gz"
+    broken.write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match=r"JSON corpus file, got '.*broken\.json\.gz' \("):
+        read_topics(broken)
+
+
+def test_read_topics_names_the_file_that_lacks_keys(tmp_path):
+    partial = tmp_path / "partial.json.gz"
+    partial.write_bytes(gzip.compress(json.dumps({"topics": {}}).encode()))
+    with pytest.raises(ValueError, match=r"^read_topics: '.*partial\.json\.gz' lacks the keys"):
+        read_topics(partial)
+
+
+def test_load_corpus_takes_every_second_topic_at_the_lowest_every_allowed(corpus):
+    with pytest.raises(ValueError, match=r"^load_corpus: every must be an integer >= 2, got 1$"):
+        load_corpus(every=1)
+    halves = load_corpus(every=2)
+    assert halves.validation.size > corpus.validation.size
+    assert halves.train.size + halves.validation.size == corpus.train.size + corpus.validation.size

@@ -403,3 +403,48 @@ def test_readme_gives_a_learner_lab_first_and_test_only_as_a_contributors_check(
     assert "make lab" in start.split("```")[1] and "make test" not in start.split("```")[1]
     assert "py tools/course.py lab" in start and "conda env create" in start and "uv venv" in start
     assert "## Publish your copy" in text and "sync-links" in text.split("## Publish your copy")[1]
+
+
+# -- the GitHub Actions workflows ----------------------------------------------------------------
+
+
+def workflow(name):
+    import yaml  # PyYAML: a dependency of jupytext, as tools/nbtools.py notes
+
+    data = yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
+    # YAML 1.1 reads the key `on` as True.
+    return data, data.get("on", data.get(True))
+
+
+def test_the_ci_workflow_runs_ci_run_on_every_push_and_pull_request():
+    data, triggers = workflow("ci.yml")
+    assert "push" in triggers and "pull_request" in triggers
+    assert not (triggers["push"] or {}).get("branches"), "every branch, not only main"
+    [job] = data["jobs"].values()
+    assert job["runs-on"] == "ubuntu-latest"
+    assert 0 < job["timeout-minutes"] <= 90  # the project's CI budget
+    runs = [step.get("run", "") for step in job["steps"]]
+    assert runs[-1].strip() == "bash .ci/run"
+    assert any(
+        "uses" in step and step["uses"].startswith("actions/checkout@") for step in job["steps"]
+    )
+    assert any(re.search(r"apt-get install .*\bchromium\b", run) for run in runs)
+
+
+def test_the_ci_workflow_provides_what_ci_run_needs():
+    data, _ = workflow("ci.yml")
+    [job] = data["jobs"].values()
+    # Debian's chromium (Ubuntu's is a snap stub), installed as root as .ci/run does.
+    assert "bookworm" in job["container"]["image"]
+    assert "apt-get install" in (ROOT / ".ci" / "run").read_text()
+    runs = "\n".join(step.get("run", "") for step in job["steps"])
+    spread = re.findall(r"bash \.ci/spread \w+ (3\.\d+)", (ROOT / ".ci" / "run").read_text())
+    assert spread and all(re.search(rf"uv python install .*{v}", runs) for v in spread)
+    uv = re.search(r"^UV_VERSION := (\S+)$", (ROOT / "Makefile").read_text(), re.M).group(1)
+    assert f"uv=={uv}" in runs
+
+
+def test_the_site_workflow_still_publishes_main():
+    data, triggers = workflow("site.yml")
+    assert triggers["push"]["branches"] == ["main"]
+    assert "make site" in [step.get("run") for step in data["jobs"]["build"]["steps"]]

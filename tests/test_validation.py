@@ -16,6 +16,7 @@ import pytest
 from posenc_lib import (
     alibi,
     attention,
+    corpus,
     display,
     learned,
     model,
@@ -840,3 +841,125 @@ def test_rope_rotate_wants_arrays_with_a_dtype():
 
     with pytest.raises(TypeError, match=r"^rope_rotate: cos must be an array, got namespace"):
         rope.rope_rotate(np.ones((2, 4)), SimpleNamespace(shape=(2, 4)), SIN)
+
+
+# -- issue 25: inputs that once slipped through ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("relative", "shown"),
+    [
+        ([1e30], r"1e\+30 at index \(0,\)"),
+        ([[0, -1e300]], r"-1e\+300 at index \(0, 1\)"),
+        (np.array([3, -(2**63)]), r"-9\.22337e\+18 at index \(1,\)"),
+        ([2**53 + 2], r"9\.0072e\+15 at index \(0,\)"),
+    ],
+)
+def test_t5_bucket_refuses_relative_positions_beyond_two_to_the_53(relative, shown):
+    # Once cast to int64 these wrapped to bucket -9223372036854775808 with only a warning.
+    with pytest.raises(
+        ValueError,
+        match=r"^t5_bucket: relative_position must lie in -2\*\*53 \.\. 2\*\*53 \(whole numbers "
+        rf"float64 holds exactly\), got {shown}$",
+    ):
+        t5.t5_bucket(relative)
+
+
+def test_t5_bucket_accepts_the_farthest_allowed_positions_and_puts_them_in_the_last_buckets():
+    far = t5.MAX_RELATIVE_POSITION
+    assert far == 2**53
+    assert t5.t5_bucket([-far, far]).tolist() == [15, 31]
+    assert t5.t5_bucket([-far], bidirectional=False).tolist() == [31]
+
+
+@pytest.mark.parametrize(("value", "shown"), [(np.inf, "inf"), (np.nan, "nan"), (-np.inf, "-inf")])
+def test_t5_bucket_refuses_non_finite_relative_positions(value, shown):
+    with pytest.raises(
+        ValueError, match=rf"^t5_bucket: relative_position must be finite, got {shown} at index"
+    ):
+        t5.t5_bucket([0, value])
+
+
+BITS_ALLOWED = (
+    r"bits_per_char: nats must be a real number >= 0 or a list or array of them \(a loss in nats "
+    r"per character\), got "
+)
+
+
+@pytest.mark.parametrize(
+    ("nats", "shown"),
+    [
+        (-1.0, r"-1\.0$"),
+        (float("nan"), "nan$"),
+        (float("inf"), "inf$"),
+        ([0.5, -0.25], r"-0\.25 at index \(1,\)$"),
+        (np.array([[1.0, np.nan]]), r"nan at index \(0, 1\)$"),
+    ],
+)
+def test_bits_per_char_refuses_a_negative_or_non_finite_loss(nats, shown):
+    # -1.0 once gave -1.44 bits and nan gave nan, silently.
+    with pytest.raises(ValueError, match="^" + BITS_ALLOWED + shown):
+        corpus.bits_per_char(nats)
+
+
+@pytest.mark.parametrize(
+    ("nats", "shown"),
+    [
+        ("1.0", "'1.0'$"),
+        (b"1.0", "b'1.0'$"),
+        (True, "True$"),
+        (None, "None$"),
+        ([1.0, "a"], r"\[1\.0, 'a'\]$"),
+        ([[1.0], [1.0, 2.0]], r"\[\[1\.0\], \[1\.0, 2\.0\]\]$"),
+    ],
+)
+def test_bits_per_char_refuses_what_is_not_a_number_naming_what_it_accepts(nats, shown):
+    with pytest.raises(TypeError, match="^" + BITS_ALLOWED + shown):
+        corpus.bits_per_char(nats)
+
+
+def test_bits_per_char_takes_a_number_a_list_and_an_array_alike():
+    ln2 = np.log(2)
+    assert corpus.bits_per_char(ln2) == 1.0
+    assert type(corpus.bits_per_char(ln2)) is float  # not numpy's float64 scalar
+    assert type(corpus.bits_per_char(np.float32(0.5))) is float
+    assert corpus.bits_per_char(0) == 0.0
+    listed, array = (
+        corpus.bits_per_char([0.0, 2 * ln2]),
+        corpus.bits_per_char(np.array([0, 2 * ln2])),
+    )
+    assert isinstance(listed, np.ndarray) and listed.dtype == np.float64
+    assert np.array_equal(listed, array) and np.allclose(listed, [0.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda rng: learned.LearnedPositions(4, 2, rng=rng), "table"),
+        (lambda rng: t5.T5RelativeBias(2, n_buckets=8, max_distance=16, rng=rng), "table"),
+        (lambda rng: TASK.sample(rng, 2, 5), None),
+    ],
+    ids=["LearnedPositions", "T5RelativeBias", "Task.sample"],
+)
+def test_rng_takes_a_seed_sequence_as_the_generator_it_seeds(make, name):
+    # SeedSequence(seed).spawn(n) gives independent streams; LearnedPositions once refused one.
+    child = np.random.SeedSequence(7).spawn(2)[1]
+    from_sequence = make(np.random.SeedSequence(7).spawn(2)[1])
+    from_generator = make(np.random.default_rng(child))
+    other = make(np.random.SeedSequence(7).spawn(2)[0])
+
+    def value(made):
+        return getattr(made, name) if name else made[0]
+
+    assert np.array_equal(value(from_sequence), value(from_generator))
+    assert not np.array_equal(value(from_sequence), value(other))
+
+
+@pytest.mark.parametrize("rng", ["seed", 1.5, True, np.random.RandomState(0)])
+def test_rng_refuses_other_sources_listing_what_it_accepts(rng):
+    with pytest.raises(
+        TypeError,
+        match=r"^LearnedPositions: rng must be None, an int seed >= 0, a "
+        r"numpy\.random\.SeedSequence or a numpy\.random\.Generator, got ",
+    ):
+        learned.LearnedPositions(4, 2, rng=rng)

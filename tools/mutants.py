@@ -163,7 +163,7 @@ REQUIRED = [
     ),
 ]
 CHECK = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-CHECK += ["-m", "not browser and not binder"]
+CHECK += ["-m", "not browser and not binder and not site and not slow"]
 # `make check`'s tests, the fastest to fail first (-x stops at the first failure)
 CHECK += ["tests/test_model_reference.py", "tests/test_attention.py", "tests/test_answer_keys.py"]
 CHECK += ["tests", "posenc_lib"]

@@ -1,0 +1,435 @@
+"""Every named mistake of every exercise, made the way a learner makes it.
+
+Each wrong answer below is code a learner would write for the exercise's prompt, written here
+independently of the exercise's `Mistake.answer`: the test runs it through the checker and asserts
+the checker names exactly that mistake. A test that built the learner's answer from
+`Mistake.answer` itself could not fail when a mistake's answer drifts (changing chapter 7's
+perplexity mistake to ``np.exp(loss) + 1.0`` survived it), and a learner who wrote ``np.exp(loss)``
+would no longer be told.
+"""
+
+import numpy as np
+import pytest
+
+from posenc_lib.exercises import FunctionExercise, all_exercises
+
+# A learner's whole answer cell, keyed "chapter.exercise.k" for the exercise's k-th mistake.
+WRONG_ANSWERS = {
+    # -- chapter 0 ---------------------------------------------------------------------------
+    "ch00.positions.0": "positions = np.linspace(1, 10, 10)",
+    # -- chapter 1: attention -----------------------------------------------------------------
+    "ch01.attention.0": """
+def attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True) @ v
+""",
+    "ch01.attention.1": """
+def attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T / k.shape[1]
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True) @ v
+""",
+    "ch01.attention.2": """
+def attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T / np.sqrt(x.shape[1])
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True) @ v
+""",
+    "ch01.attention.3": """
+def attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T / np.sqrt(v.shape[1])
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True) @ v
+""",
+    "ch01.attention.4": """
+def attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    e = np.exp(q @ k.T / np.sqrt(k.shape[1]))
+    weights = e / e.sum(axis=0)
+    return weights @ v
+""",
+    "ch01.attention.5": """
+def attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = k @ q.T / np.sqrt(k.shape[1])
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True) @ v
+""",
+    "ch01.attention.6": """
+def attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    weights = q @ k.T / np.sqrt(k.shape[1])
+    return weights @ v
+""",
+    "ch01.attention.7": """
+def attention(x, w_q, w_k, w_v):
+    q, k = x @ w_q, x @ w_k
+    scores = q @ k.T / np.sqrt(k.shape[1])
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+""",
+    # -- chapter 1: the permutation matrix ----------------------------------------------------
+    "ch01.perm_matrix.0": """
+def perm_matrix(order):
+    T = len(order)
+    P = np.zeros((T, T))
+    for i, j in enumerate(order):
+        P[j, i] = 1.0
+    return P
+""",
+    "ch01.perm_matrix.1": """
+def perm_matrix(order):
+    T = len(order)
+    P = np.zeros((T, T))
+    for i in range(T):
+        P[i, order[i]] == 1  # a comparison, not an assignment
+    return P
+""",
+    # -- chapter 2: the sinusoidal table ------------------------------------------------------
+    "ch02.positions.0": """
+def positions(seq_len, d_model):
+    i = np.arange((d_model + 1) // 2)
+    angles = np.arange(seq_len)[:, None] * 10000.0 ** (-i / d_model)
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+""",
+    "ch02.positions.1": """
+def positions(seq_len, d_model):
+    dims = np.arange(0, d_model, 2)
+    angles = np.arange(seq_len)[:, None] * 10000.0 ** (-2 * dims / d_model)
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+""",
+    "ch02.positions.2": """
+def positions(seq_len, d_model):
+    omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+    angles = np.outer(np.arange(seq_len), omega)
+    return np.concatenate([np.sin(angles), np.cos(angles[:, : d_model // 2])], axis=1)
+""",
+    "ch02.positions.3": """
+def positions(seq_len, d_model):
+    omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+    angles = np.outer(np.arange(seq_len), omega)
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.cos(angles)
+    pe[:, 1::2] = np.sin(angles[:, : d_model // 2])
+    return pe
+""",
+    "ch02.positions.4": """
+def positions(seq_len, d_model):
+    omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+    angles = np.outer(np.arange(1, seq_len + 1), omega)
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+""",
+    "ch02.positions.5": """
+def positions(seq_len, d_model):
+    p = np.arange(seq_len)
+    pe = np.zeros((seq_len, d_model))
+    for i in range(d_model // 2):
+        angle = p / 10000.0 ** (2 * i / d_model)
+        pe[:, 2 * i] = np.sin(angle)
+        pe[:, 2 * i + 1] = np.cos(angle)
+    return pe
+""",
+    # -- chapter 2: wavelengths and shifts ----------------------------------------------------
+    "ch02.wavelength.0": """
+def wavelength(i, d_model):
+    return 10000.0 ** (2 * i / d_model)
+""",
+    "ch02.wavelength.1": """
+def wavelength(i, d_model):
+    return 1 / 10000.0 ** (2 * i / d_model)
+""",
+    "ch02.wavelength.2": """
+def wavelength(i, d_model):
+    return 2 * np.pi * 10000.0 ** (i / d_model)
+""",
+    "ch02.wavelength.3": """
+def wavelength(i, d_model):
+    dim = 2 * i
+    return 2 * np.pi * 10000.0 ** (2 * dim / d_model)
+""",
+    "ch02.pair_shift.0": """
+def pair_shift(k, omega):
+    c, s = np.cos(k * omega), np.sin(k * omega)
+    return np.array([[c, -s], [s, c]])
+""",
+    "ch02.pair_shift.1": """
+def pair_shift(k, omega):
+    return np.array([[np.cos(k), np.sin(k)], [-np.sin(k), np.cos(k)]])
+""",
+    # -- chapter 3 ----------------------------------------------------------------------------
+    "ch03.cosine_matrix.0": """
+def cosine_matrix(table):
+    return np.einsum("ad,bd->ab", table, table)
+""",
+    "ch03.cosine_matrix.1": """
+def cosine_matrix(table):
+    unit = table / np.linalg.norm(table, axis=0)
+    return unit @ unit.T
+""",
+    "ch03.cosine_matrix.2": """
+def cosine_matrix(table):
+    columns = table / np.sqrt((table**2).sum(axis=0))
+    return columns.T @ columns
+""",
+    # -- chapter 4: RoPE ----------------------------------------------------------------------
+    "ch04.rotate_pair.0": """
+def rotate_pair(x, angle):
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, s], [-s, c]]) @ x
+""",
+    "ch04.rotate_pair.1": """
+def rotate_pair(x, angle):
+    theta = angle * np.pi / 180
+    a, b = x
+    return np.array([a * np.cos(theta) - b * np.sin(theta), a * np.sin(theta) + b * np.cos(theta)])
+""",
+    "ch04.rope_score.0": """
+def rope_score(q, k, m, n):
+    return float(np.dot(q, k))
+""",
+    "ch04.rope_score.1": """
+from posenc_lib import apply_rope
+
+
+def rope_score(q, k, m, n):
+    q_n = apply_rope(q[None], positions=[n])[0]
+    k_m = apply_rope(k[None], positions=[m])[0]
+    return float(q_n @ k_m)
+""",
+    "ch04.rope_score.2": """
+from posenc_lib import apply_rope
+
+
+def rope_score(q, k, m, n):
+    return float(apply_rope(q[None], positions=[m])[0] @ k)
+""",
+    "ch04.rope_score.3": """
+def rope_score(q, k, m, n):
+    def rotate(x, position):
+        half = len(x) // 2
+        theta = position * 10000.0 ** (-2 * np.arange(half) / len(x))
+        a, b = x[:half], x[half:]
+        c, s = np.cos(theta), np.sin(theta)
+        return np.concatenate([a * c - b * s, a * s + b * c])
+
+    return float(rotate(q, m) @ rotate(k, n))
+""",
+    "ch04.to_half_layout.0": """
+def to_half_layout(w, n_heads):
+    d = w.shape[-1]
+    return w[:, list(range(0, d, 2)) + list(range(1, d, 2))]
+""",
+    "ch04.to_half_layout.1": """
+def to_half_layout(w, n_heads):
+    d_head = w.shape[-1] // n_heads
+    half = d_head // 2
+    order = np.empty(d_head, dtype=int)
+    order[0::2] = np.arange(half)
+    order[1::2] = np.arange(half, d_head)
+    heads = w.reshape(w.shape[0], n_heads, d_head)
+    return heads[:, :, order].reshape(w.shape)
+""",
+    "ch04.to_half_layout.2": """
+def to_half_layout(w, n_heads):
+    d_head = w.shape[0] // n_heads
+    order = np.concatenate([np.arange(0, d_head, 2), np.arange(1, d_head, 2)])
+    heads = w.reshape(n_heads, d_head, w.shape[1])
+    return heads[:, order, :].reshape(w.shape)
+""",
+    # -- chapter 5: ALiBi ---------------------------------------------------------------------
+    "ch05.slopes.0": """
+def slopes(n):
+    def geometric(m):
+        return -(2.0 ** (-8 * np.arange(1, m + 1) / m))
+
+    c = 2 ** int(np.floor(np.log2(n)))
+    if c == n:
+        return geometric(n)
+    return np.concatenate([geometric(c), geometric(2 * c)[0::2][: n - c]])
+""",
+    "ch05.slopes.1": """
+def slopes(n):
+    def geometric(m):
+        return 2.0 ** (-8 * np.arange(m) / m)
+
+    c = 2 ** int(np.floor(np.log2(n)))
+    if c == n:
+        return geometric(n)
+    return np.concatenate([geometric(c), geometric(2 * c)[0::2][: n - c]])
+""",
+    "ch05.slopes.2": """
+def slopes(n):
+    return np.array([2.0 ** (-8 * (h + 1) / n) for h in range(n)])
+""",
+    "ch05.slopes.3": """
+def slopes(n):
+    def geometric(m):
+        return 2.0 ** (-8 * np.arange(1, m + 1) / m)
+
+    c = 2 ** int(np.floor(np.log2(n)))
+    if c == n:
+        return geometric(n)
+    return np.concatenate([geometric(c), geometric(2 * c)[: n - c]])
+""",
+    "ch05.slopes.4": """
+def slopes(n):
+    def geometric(m):
+        return 2.0 ** (-8 * np.arange(1, m + 1) / m)
+
+    c = 2 ** int(np.floor(np.log2(n)))
+    if c == n:
+        return geometric(n)
+    return np.concatenate([geometric(c), geometric(2 * c)[1::2][: n - c]])
+""",
+    "ch05.slopes.5": """
+def slopes(n):
+    def geometric(m):
+        return 2.0 ** (-8 * np.arange(1, m + 1) / m)
+
+    c = 2 ** int(np.floor(np.log2(n)))
+    if c == n:
+        return geometric(n)
+    return np.array(sorted([*geometric(c), *geometric(2 * c)[0::2][: n - c]], reverse=True))
+""",
+    "ch05.bias_matrix.0": """
+def bias_matrix(seq_len, slope):
+    i = np.arange(seq_len)
+    return slope * np.abs(i[:, None] - i[None, :])
+""",
+    "ch05.bias_matrix.1": """
+def bias_matrix(seq_len, slope):
+    i = np.arange(seq_len)
+    return -slope * (i[:, None] - i[None, :])
+""",
+    "ch05.bias_matrix.2": """
+def bias_matrix(seq_len, slope):
+    i = np.arange(seq_len)
+    return -slope * (i[None, :] - i[:, None])
+""",
+    "ch05.bias_matrix.3": """
+def bias_matrix(seq_len, slope):
+    return slope * np.tile(np.arange(seq_len), (seq_len, 1))
+""",
+    "ch05.halving_distance.0": """
+def halving_distance(slope):
+    return 1 / slope
+""",
+    "ch05.halving_distance.1": """
+def halving_distance(slope):
+    return np.log(0.5) / slope
+""",
+    "ch05.halving_distance.2": """
+def halving_distance(slope):
+    return np.log10(2) / slope
+""",
+    "ch05.halving_distance.3": """
+def halving_distance(slope):
+    return slope * np.log(2)
+""",
+    # -- chapter 6 ----------------------------------------------------------------------------
+    "ch06.gap.0": """
+def gap(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    longest = max(r["eval_len"] for r in rows)
+    at_train = [r["value"] for r in rows if r["eval_len"] == r["train_len"]]
+    at_longest = [r["value"] for r in rows if r["eval_len"] == longest]
+    return np.mean(at_train) - np.mean(at_longest)
+""",
+    "ch06.gap.1": """
+def gap(records, task, scheme):
+    longest = max(r["eval_len"] for r in records)
+    at_train = [r["value"] for r in records if r["eval_len"] == r["train_len"]]
+    at_longest = [r["value"] for r in records if r["eval_len"] == longest]
+    return np.mean(at_longest) - np.mean(at_train)
+""",
+    "ch06.gap.2": """
+def gap(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    longest = max(r["eval_len"] for r in rows)
+    at_train = next(r["value"] for r in rows if r["eval_len"] == r["train_len"])
+    at_longest = next(r["value"] for r in rows if r["eval_len"] == longest)
+    return at_longest - at_train
+""",
+    # -- chapter 7 ----------------------------------------------------------------------------
+    "ch07.bits_per_char.0": """
+def bits_per_char(loss):
+    return loss * np.log(2)
+""",
+    "ch07.bits_per_char.1": """
+def bits_per_char(loss):
+    return np.log(loss) / np.log(2)
+""",
+    "ch07.bits_per_char.2": """
+def bits_per_char(loss):
+    return np.e**loss
+""",
+    "ch07.bits_per_char.3": """
+def bits_per_char(loss):
+    return loss / np.log(10)
+""",
+    "ch07.perplexity_to_bits.0": """
+def perplexity_to_bits(perplexity):
+    return np.log(perplexity)
+""",
+    "ch07.perplexity_to_bits.1": """
+def perplexity_to_bits(perplexity):
+    return np.log(perplexity) / np.log(10)
+""",
+}
+
+MISTAKES = {
+    f"{chapter}.{exercise.name}.{k}": (exercise, mistake)
+    for chapter, exercise in all_exercises()
+    for k, mistake in enumerate(getattr(exercise, "mistakes", ()))
+}
+
+
+def learner_answer(exercise, code):
+    """Run a learner's cell as the notebook does and return what it binds to the answer name."""
+    scope = {"np": np}
+    exec(code, scope)
+    return scope[exercise.answer_name]
+
+
+def test_every_named_mistake_has_a_wrong_answer_written_here():
+    assert sorted(WRONG_ANSWERS) == sorted(MISTAKES)
+
+
+@pytest.mark.parametrize("key", sorted(MISTAKES))
+def test_the_checker_names_the_mistake_in_the_learners_own_wrong_answer(key):
+    exercise, mistake = MISTAKES[key]
+    feedback = exercise.evaluate(learner_answer(exercise, WRONG_ANSWERS[key]))
+    assert not feedback.passed
+    assert mistake.message in feedback.message, feedback.message
+    others = [m.message for m in exercise.mistakes if m is not mistake]
+    assert not any(message in feedback.message for message in others), feedback.message
+
+
+@pytest.mark.parametrize("key", sorted(MISTAKES))
+def test_each_wrong_answer_differs_from_the_right_one_on_some_case(key):
+    """A wrong answer that equals the reference everywhere would make the test above vacuous."""
+    exercise, _ = MISTAKES[key]
+    answer = learner_answer(exercise, WRONG_ANSWERS[key])
+    if not isinstance(exercise, FunctionExercise):
+        assert not np.allclose(answer, exercise.expected)
+        return
+    differs = []
+    for case in exercise.cases:
+        wrong = np.asarray(answer(*case.values()), dtype=float)
+        right = np.asarray(exercise.reference(**case), dtype=float)
+        differs.append(wrong.shape != right.shape or not np.allclose(wrong, right))
+    assert any(differs)
