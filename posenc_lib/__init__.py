@@ -5,9 +5,17 @@ trainer are submodules imported on first use, so ``import posenc_lib`` stays fas
 """
 
 from .alibi import alibi_bias, alibi_slopes
-from .attention import causal_mask, log_softmax, permutation_matrix, self_attention, softmax
+from .attention import (
+    causal_mask,
+    log_softmax,
+    permutation_matrix,
+    self_attention,
+    softmax,
+    transformer_block,
+)
 from .learned import LearnedPositions
 from .rope import (
+    apply_partial_rope,
     apply_rope,
     interpolate_positions,
     ntk_base,
@@ -26,6 +34,7 @@ __all__ = [
     "T5RelativeBias",
     "alibi_bias",
     "alibi_slopes",
+    "apply_partial_rope",
     "apply_rope",
     "causal_mask",
     "frequencies",
@@ -41,6 +50,7 @@ __all__ = [
     "t5_bias",
     "t5_bucket",
     "toy_embeddings",
+    "transformer_block",
     "wavelengths",
     "yarn_attention_factor",
     "yarn_frequencies",

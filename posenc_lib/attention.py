@@ -6,7 +6,15 @@ Shapes: T tokens, d_model input width, d_k query/key width, d_v value width. Lea
 
 import numpy as np
 
-from ._checks import check_array, check_callable, check_ids, check_int, check_weights, short
+from ._checks import (
+    check_array,
+    check_bool,
+    check_callable,
+    check_ids,
+    check_int,
+    check_weights,
+    short,
+)
 from ._numerics import stable_log_softmax, stable_softmax
 
 
@@ -230,3 +238,78 @@ def permutation_matrix(order):
             f"permutation_matrix: order must list each of 0..n-1 exactly once, got {short(order.tolist())}"
         )
     return np.eye(n)[order]
+
+
+def _layer_norm(x):
+    """Each token vector centred and scaled to variance 1 (no learnt gain or bias)."""
+    centred = x - np.mean(x, axis=-1, keepdims=True)
+    return centred / np.sqrt(np.mean(centred * centred, axis=-1, keepdims=True) + 1e-5)
+
+
+def _check_matrix(func, name, value, rows, rows_meaning):
+    value = check_array(func, name, value)
+    if value.ndim != 2 or value.shape[0] != rows:
+        raise ValueError(
+            f"{func}: {name} must have shape ({rows_meaning}, width) = ({rows}, ...), "
+            f"got {value.shape}"
+        )
+    return value
+
+
+def transformer_block(x, w_q, w_k, w_v, w_o, w_in, w_out, *, causal=False):
+    """One pre-norm transformer block: attention, then an MLP, each added back to its input.
+
+    ``h = x + attn(LN(x)) w_o`` and ``out = h + ReLU(LN(h) w_in) w_out``, where ``attn`` is
+    `self_attention` (one head) and ``LN`` a layer norm without learnt gain or bias, as in the
+    course's model (chapter 6). The layer norm and the MLP act on each token on its own, the
+    residual connections add a token to its own output: only attention mixes tokens.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., T, d_model)
+        Token vectors.
+    w_q, w_k, w_v : array_like, shape (d_model, d_k), (d_model, d_k), (d_model, d_v)
+        The attention head's projections.
+    w_o : array_like, shape (d_v, d_model)
+        Maps the head's output back to the model width.
+    w_in : array_like, shape (d_model, d_hidden)
+        The MLP's first layer (followed by a ReLU).
+    w_out : array_like, shape (d_hidden, d_model)
+        The MLP's second layer.
+    causal : bool
+        Apply a causal mask (`causal_mask`) in the attention.
+
+    Returns
+    -------
+    ndarray, shape (..., T, d_model)
+        The block's output, one vector per token.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(3, 4))
+    >>> w = [rng.normal(size=s) for s in [(4, 2), (4, 2), (4, 2), (2, 4), (4, 8), (8, 4)]]
+    >>> order = [2, 0, 1]
+    >>> bool(np.allclose(transformer_block(x[order], *w), transformer_block(x, *w)[order]))
+    True
+    """
+    func = "transformer_block"
+    x = check_array(func, "x", x, min_ndim=2)
+    w_q, w_k, w_v = check_weights(func, x, w_q, w_k, w_v)
+    w_o = _check_matrix(func, "w_o", w_o, w_v.shape[1], "d_v")
+    if w_o.shape[1] != x.shape[-1]:
+        raise ValueError(
+            f"{func}: w_o must map back to d_model = {x.shape[-1]} columns, got {w_o.shape}"
+        )
+    w_in = _check_matrix(func, "w_in", w_in, x.shape[-1], "d_model")
+    w_out = _check_matrix(func, "w_out", w_out, w_in.shape[1], "d_hidden")
+    if w_out.shape[1] != x.shape[-1]:
+        raise ValueError(
+            f"{func}: w_out must map back to d_model = {x.shape[-1]} columns, got {w_out.shape}"
+        )
+    causal = check_bool(func, "causal", causal)
+    mask = causal_mask(x.shape[-2]) if causal else None
+    mixed, _ = self_attention(_layer_norm(x), w_q, w_k, w_v, mask=mask)
+    h = x + mixed @ w_o
+    hidden = _layer_norm(h) @ w_in
+    return h + np.maximum(hidden, 0.0) @ w_out

@@ -269,6 +269,65 @@ def convention_permutation(d):
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
 
 
+def apply_partial_rope(x, rotary_dim, positions=None, *, base=BASE, convention="interleaved"):
+    """Rotate only the first ``rotary_dim`` dimensions of each query or key (partial rotary).
+
+    The first ``rotary_dim`` dimensions are rotated as `apply_rope` would rotate a vector of
+    that width, so pair i turns at ``base ** (-2i / rotary_dim)``: the speeds span the rotary
+    width, not the head. The other dimensions pass through unchanged. GPT-J rotates
+    ``rotary_dim = 64`` of its 256 head dimensions, interleaved; GPT-NeoX rotates
+    ``int(head_size * rotary_pct)`` of them (rotary_pct 0.25 for GPT-NeoX-20B) in the half
+    layout, pairing dimension i with i + rotary_dim / 2.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., T, d)
+        Queries or keys.
+    rotary_dim : int
+        How many leading dimensions are rotated: even, from 2 to d.
+    positions : array_like, shape (T,), optional
+        Defaults to 0 .. T-1.
+    base : float
+        Greater than 1.
+    convention : {"interleaved", "half"}
+        How the rotated dimensions form pairs, within the first ``rotary_dim``.
+
+    Returns
+    -------
+    ndarray, same shape as ``x``
+        The first ``rotary_dim`` dimensions turned, the rest equal to ``x``'s.
+
+    Examples
+    --------
+    >>> x = np.ones((3, 6))
+    >>> out = apply_partial_rope(x, 4)
+    >>> bool(np.allclose(out[:, :4], apply_rope(x[:, :4]))), bool(np.all(out[:, 4:] == 1))
+    (True, True)
+    """
+    func = "apply_partial_rope"
+    x = check_array(func, "x", x, min_ndim=2)
+    t, d = x.shape[-2], x.shape[-1]
+    rotary_dim = check_int(func, "rotary_dim", rotary_dim, minimum=2)
+    if rotary_dim % 2 or rotary_dim > d:
+        raise ValueError(
+            f"{func}: rotary_dim must be even and at most the last axis of x (d={d}), "
+            f"got {rotary_dim}"
+        )
+    convention = check_choice(func, "convention", convention, CONVENTIONS)
+    if positions is None:
+        positions = np.arange(t)
+    positions = check_array(func, "positions", positions)
+    if positions.shape != (t,):
+        raise ValueError(
+            f"{func}: positions must have shape (T,) = ({t},) to match x of shape "
+            f"{x.shape}, got {positions.shape}"
+        )
+    base = _check_base(func, base)
+    cos, sin = rope_tables(positions, rotary_dim, base=base, convention=convention)
+    rotated = rope_rotate(x[..., :rotary_dim], cos, sin, convention)
+    return np.concatenate([rotated, x[..., rotary_dim:]], axis=-1)
+
+
 def interpolate_positions(positions, scale):
     """Position interpolation (Chen et al. 2023): squeeze positions by ``scale`` = L' / L.
 

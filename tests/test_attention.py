@@ -15,6 +15,7 @@ from posenc_lib import (
     sinusoidal_positions,
     softmax,
     toy_embeddings,
+    transformer_block,
 )
 from posenc_lib.word_order import compare_orders, match_order, split_words
 
@@ -385,3 +386,27 @@ def test_an_order_must_be_one_list_of_positions():
         permutation_matrix([[0, 1], [1, 0]])
     with pytest.raises(ValueError, match=r"^permutation_matrix: order must list each of 0..n-1"):
         permutation_matrix([0, 2])
+
+
+def test_transformer_block_is_the_pre_norm_residual_formula_and_equivariant():
+    """transformer_block = x + attn(LN x) W_O, then + ReLU(LN h W_in) W_out; equivariant without a
+    mask, not with one."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(5, 4))
+    w_q, w_k, w_v = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+    w_o, w_in, w_out = rng.normal(size=(2, 4)), rng.normal(size=(4, 6)), rng.normal(size=(6, 4))
+
+    def norm(z):
+        z = z - z.mean(axis=1, keepdims=True)
+        return z / np.sqrt((z**2).mean(axis=1, keepdims=True) + 1e-5)
+
+    h = x + self_attention(norm(x), w_q, w_k, w_v)[0] @ w_o
+    expected = h + np.maximum(norm(h) @ w_in, 0) @ w_out
+    out = transformer_block(x, w_q, w_k, w_v, w_o, w_in, w_out)
+    assert np.allclose(out, expected, atol=1e-12)
+    order = [4, 2, 0, 1, 3]
+    shuffled = transformer_block(x[order], w_q, w_k, w_v, w_o, w_in, w_out)
+    assert np.allclose(shuffled, out[order], atol=1e-12)
+    causal = transformer_block(x[order], w_q, w_k, w_v, w_o, w_in, w_out, causal=True)
+    causal_out = transformer_block(x, w_q, w_k, w_v, w_o, w_in, w_out, causal=True)
+    assert not np.allclose(causal, causal_out[order], atol=1e-3)

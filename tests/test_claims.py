@@ -12,6 +12,7 @@ import pytest
 from posenc_lib import (
     alibi_bias,
     alibi_slopes,
+    apply_partial_rope,
     apply_rope,
     causal_mask,
     frequencies,
@@ -24,9 +25,17 @@ from posenc_lib import (
     sinusoidal_positions,
     softmax,
     toy_embeddings,
+    transformer_block,
 )
 from posenc_lib.learned import LearnedPositions, cosine_similarity, principal_axis
-from posenc_lib.model import ModelConfig, evaluate, init_params, train
+from posenc_lib.model import (
+    ModelConfig,
+    evaluate,
+    evaluate_positions,
+    init_params,
+    region_value,
+    train,
+)
 from posenc_lib.pipeline import embed_token_ids
 from posenc_lib.rope import convention_permutation, rope_decay_bound
 from posenc_lib.sinusoidal import distance_by_shift, similarity_by_distance
@@ -97,6 +106,38 @@ def test_positions_and_a_causal_mask_each_break_the_symmetry(sentences, options)
     assert comparison.pooled_gap == pytest.approx(expected[1], abs=0.01)
 
 
+def test_a_whole_block_is_equivariant_until_positions_or_a_mask_come_in(sentences):
+    """01: a whole block (layer norm, attention, MLP, residual connections), and two stacked, is
+    permutation-equivariant (rounding only) for the cycle shuffle; with positions added it moves a
+    token's output by up to 5.776, with a causal mask by more."""
+    (w_q, w_k, w_v), x_a, *_ = sentences
+    rng = np.random.default_rng(1)
+    w_o = rng.normal(0.0, 0.7, size=(8, 8))
+    w_in = rng.normal(0.0, 0.7, size=(8, 32))
+    w_out = rng.normal(0.0, 0.7, size=(32, 8))
+
+    def block(x, causal=False):
+        return transformer_block(x, w_q, w_k, w_v, w_o, w_in, w_out, causal=causal)
+
+    P = permutation_matrix([3, 0, 4, 1, 5, 2])
+    assert np.max(np.abs(block(P @ x_a) - P @ block(x_a))) < ROUNDING
+    assert np.max(np.abs(block(block(P @ x_a)) - P @ block(block(x_a)))) < ROUNDING
+    pe = sinusoidal_positions(6, 8)
+    assert f"{np.max(np.abs(block(P @ x_a + pe) - P @ block(x_a + pe))):.3f}" == "5.776"
+    assert np.max(np.abs(block(P @ x_a, causal=True) - P @ block(x_a, causal=True))) > 5.776
+
+
+def test_under_the_mask_as_dog_keeps_most_weight_on_itself_and_bs_dog_looks_at_man(sentences):
+    """01: under a causal mask A's "dog" gives 0.868 to itself and 0.132 to "the"; B's "dog" gives
+    0.950 to "man"."""
+    (w_q, w_k, w_v), x_a, x_b, *_ = sentences
+    mask = causal_mask(6)
+    _, weights_a = self_attention(x_a, w_q, w_k, w_v, mask=mask)
+    _, weights_b = self_attention(x_b, w_q, w_k, w_v, mask=mask)
+    assert np.allclose(weights_a[1].round(3), [0.132, 0.868, 0, 0, 0, 0])
+    assert round(float(weights_b[4, 1]), 3) == 0.950 and weights_b[4].argmax() == 1
+
+
 # -- chapter 02: sinusoidal positions as clock hands ---------------------------------------------
 
 
@@ -118,10 +159,11 @@ def test_both_index_bugs_are_the_right_formula_with_another_base():
 
 
 def test_bug_a_freezes_28_columns_and_bug_b_has_no_slow_clock():
-    """02: over 1000 positions bug A leaves 28 of 64 columns nearly constant; bug B's slowest
+    """02: over 1000 positions bug A leaves 28 of 64 columns nearly constant (33, 35, 37, 39 and
+    40-63, not simply the right 28); bug B's slowest
     wavelength is about 550 positions."""
-    frozen = np.sum(np.ptp(sinusoidal_positions(1000, 64, base=1e8), axis=0) < 0.01)
-    assert frozen == 28
+    frozen = np.flatnonzero(np.ptp(sinusoidal_positions(1000, 64, base=1e8), axis=0) < 0.01)
+    assert list(frozen) == [33, 35, 37, 39, *range(40, 64)]
     assert 540 < 2 * np.pi / frequencies(64, base=1e2)[-1] < 550
 
 
@@ -152,11 +194,65 @@ def test_similarity_peaks_at_distance_zero_and_first_rises_again_at_12():
     assert np.argmax(np.diff(s) > 0) + 1 == 12
 
 
-def test_a_head_whose_key_map_is_m_k_transposed_attends_exactly_k_back():
-    """02: with W_K = M_3^T every query p >= 3 scores key p - 3 highest."""
+def test_a_head_whose_key_map_is_m_k_transposed_scores_k_back_highest():
+    """02: with W_K = M_3^T every query p >= 3 scores key p - 3 highest (64 against 62.09 either
+    side for query 40)."""
     pe = sinusoidal_positions(64, 128)
     scores = pe @ (pe @ shift_matrix(3, 128).T).T
     assert np.array_equal(scores[3:].argmax(axis=1), np.arange(61))
+    assert np.allclose(scores[40, 36:39].round(2), [62.09, 64.0, 62.09])
+
+
+def test_the_m3_head_is_a_soft_pointer_and_scaling_its_key_map_sharpens_it():
+    """02: after the 1/sqrt(d_k) scaling query 40 gives key 37 only 0.083 (top five 0.083, 0.070,
+    0.070, 0.046, 0.046); the intervention, W_K scaled by sqrt(d_k), gives 0.769 and by
+    2 sqrt(d_k) 0.958, for every query p >= 3 the weight on p - 3 grows with the scale."""
+    d = 128
+    pe = sinusoidal_positions(64, d)
+    eye = np.eye(d)
+    on_target = []
+    for factor, top_five in [
+        (1.0, [0.083, 0.070, 0.070, 0.046, 0.046]),
+        (np.sqrt(d), None),
+        (2 * np.sqrt(d), None),
+    ]:
+        _, weights = self_attention(pe, eye, factor * shift_matrix(3, d).T, eye)
+        assert weights[40].argmax() == 37
+        if top_five is not None:
+            assert np.allclose(np.sort(weights[40])[::-1][:5].round(3), top_five)
+        on_target.append(weights[np.arange(3, 64), np.arange(61)])
+    assert round(float(on_target[1][40 - 3]), 3) == 0.769
+    assert round(float(on_target[2][40 - 3]), 3) == 0.958
+    assert np.all(on_target[0] < on_target[1]) and np.all(on_target[1] < on_target[2])
+    assert np.all(on_target[0] < 0.2)
+
+
+def test_fast_pairs_give_fine_resolution_and_all_pairs_add_long_range():
+    """02: through the 16 fastest pairs alone p + 3920 lies 3.679 from p, barely farther than p + 2
+    (3.616); with all 64 pairs every shift k >= 50 lands at least 7.62 from p."""
+    k = np.arange(1, 10_000)
+    fast = distance_by_shift(k, 128, pairs=slice(0, 16))
+    nearest = np.argsort(fast)[:3]
+    assert list(k[nearest]) == [1, 2, 3920]
+    assert f"{fast[1]:.3f}" == "3.616" and f"{fast[3919]:.3f}" == "3.679"
+    assert f"{distance_by_shift(k, 128)[k >= 50].min():.2f}" == "7.62"
+
+
+def test_the_concatenated_layout_has_the_same_dot_products_as_the_interleaved():
+    """02: the [sin / cos] layout of tensor2tensor holds the same numbers in another column order,
+    so every dot product PE_p . PE_q is the same (rounding only)."""
+    pe = sinusoidal_positions(50, 8)
+    concatenated = np.concatenate([pe[:, 0::2], pe[:, 1::2]], axis=1)
+    assert not np.allclose(pe, concatenated)
+    assert np.max(np.abs(pe @ pe.T - concatenated @ concatenated.T)) < ROUNDING
+
+
+def test_the_halving_sine_columns_step_by_0_96_then_half_as_much_each():
+    """02: the sine columns with speeds 2^-i move from one position to the next by up to 0.96, 0.49,
+    0.25, 0.12, 0.06, 0.03."""
+    sines = sinusoidal_positions(64, 12, base=2.0**6)[:, 0::2]
+    steps = np.abs(np.diff(sines, axis=0)).max(axis=0)
+    assert np.allclose(steps.round(2), [0.96, 0.49, 0.25, 0.12, 0.06, 0.03])
 
 
 def test_a_plain_dot_product_cannot_tell_before_from_after():
@@ -237,6 +333,14 @@ def trained_table():
     return config, result
 
 
+def test_the_sinusoidal_cosine_panel_is_positive_everywhere_not_a_thin_band():
+    """03: the sinusoidal table (64 x 32) is blue everywhere: smallest cosine 0.33, mean off the
+    diagonal 0.61, so no two positions point apart."""
+    cosines = cosine_similarity(sinusoidal_positions(64, 32))
+    assert f"{cosines.min():.2f}" == "0.33"
+    assert f"{cosines[~np.eye(64, dtype=bool)].mean():.2f}" == "0.61"
+
+
 @pytest.mark.slow
 def test_rows_past_the_training_length_never_move(trained_table):
     """03: rows 32-63 have not moved at all; rows 0-31 have."""
@@ -279,6 +383,43 @@ def test_untrained_rows_make_length_64_worse_than_no_positions(trained_table):
     assert learned_64 > learned_32 and learned_64 > none_64
 
 
+@pytest.mark.slow
+def test_the_harm_past_the_trained_rows_is_the_missing_signal_not_the_rows_values(trained_table):
+    """03: the ablation at length 64: rows 32-63 as trained, set to zero or redrawn from another seed
+    give the same loss (within 0.001; the notebook prints 0.0003); copies of row 31 do not help; the untrained rows are about 50
+    times shorter than a token row; all the harm is on positions 32-63, worse there than a uniform
+    guess and than the causal model without position vectors."""
+    config, result = trained_table
+    learned = result.params["pos"]
+    token_norm = np.linalg.norm(result.params["tok"], axis=1).mean()
+    assert token_norm / np.linalg.norm(learned[32:], axis=1).mean() > 40
+    redrawn = LearnedPositions(64, 32, rng=1, init_std=config.learned_init_std)(64)[32:]
+    variants = {
+        "trained": learned[32:],
+        "zero": np.zeros((32, 32)),
+        "redrawn": redrawn,
+        "row 31": np.repeat(learned[31:32], 32, axis=0),
+    }
+    regions = {}
+    for name, rows in variants.items():
+        params = {**result.params, "pos": np.concatenate([learned[:32], rows])}
+        totals, counts = evaluate_positions(params, config, markov(), 64)
+        regions[name] = (
+            region_value(totals, counts),
+            region_value(totals[:32], counts[:32]),
+            region_value(totals, counts, start=32),
+        )
+    for name in ("zero", "redrawn"):
+        assert abs(regions[name][0] - regions["trained"][0]) < 0.001
+    assert regions["row 31"][0] > regions["trained"][0]
+    none = config.with_(scheme="none")
+    baseline = train(none, markov(), steps=300, batch_size=16, length=32, seed=0, progress=False)
+    totals, counts = evaluate_positions(baseline.params, none, markov(), 64)
+    for _whole, early, late in regions.values():
+        assert abs(early - evaluate(result.params, config, markov(), 32)) < 0.05
+        assert late > np.log(16) and late > region_value(totals, counts, start=32)
+
+
 # -- chapter 04: RoPE ---------------------------------------------------------------------------------
 
 
@@ -307,11 +448,29 @@ def test_the_explorer_score_cannot_be_read_off_pair_0_alone():
     assert round(explorer.score(3, 7), 3) == 1.618
 
 
-def test_the_decay_bound_matches_the_paper_and_is_not_monotone():
-    """04: about 32.5, 20.9, 12.6, 10.2, 7.2 at distances 0, 5, 50, 100, 200; it rises again after 18."""
+def test_partial_rotary_rotates_only_its_width_and_keeps_scores_relative():
+    """04: partial rotary (4 of 16 dimensions, half layout) rotates the first 4 as apply_rope would
+    a width-4 vector, leaves the other 12 unchanged, and scores at (3, 7) and (103, 107) agree."""
+    x = np.random.default_rng(1).normal(size=(10, 16))
+    partial = apply_partial_rope(x, 4, convention="half")
+    assert np.max(np.abs(partial[:, :4] - apply_rope(x[:, :4], convention="half"))) < ROUNDING
+    assert np.array_equal(partial[:, 4:], x[:, 4:])
+    assert not np.allclose(partial[:, :4], x[:, :4])
+
+    def score(m, n):
+        q = apply_partial_rope(x[:1], 4, positions=[m])
+        return (q @ apply_partial_rope(x[1:2], 4, positions=[n]).T).item()
+
+    assert abs(score(3, 7) - score(103, 107)) < 1e-9 and abs(score(3, 7) - score(7, 3)) > 1e-3
+
+
+def test_the_decay_bound_values_and_it_is_not_monotone():
+    """04: 32.5, 20.85, 12.63, 10.23, 7.24 at distances 0, 5, 50, 100, 200 (computed from the
+    formula; the paper's figure is not reproduced); it rises again after 18."""
     bound = rope_decay_bound(np.arange(0, 1001), 128)
-    for distance, value in [(0, 32.5), (5, 20.9), (50, 12.6), (100, 10.2), (200, 7.2)]:
-        assert bound[distance] == pytest.approx(value, abs=0.06)
+    for distance, value in [(5, "20.85"), (50, "12.63"), (100, "10.23"), (200, "7.24")]:
+        assert f"{bound[distance]:.2f}" == value
+    assert bound[0] == pytest.approx(32.5, abs=0.06)
     rises = np.flatnonzero(np.diff(bound) > 0)
     assert rises[0] == 18 and len(rises) > 100
 
@@ -366,12 +525,48 @@ def test_the_shift_trick_gives_the_same_weights_under_a_causal_mask():
     assert np.max(np.abs((-slopes * (i - j) - slopes * j)[:, mask])) == pytest.approx(7.5)
 
 
-def test_no_alibi_head_prefers_a_key_three_back_over_the_nearest():
+def test_no_single_alibi_head_prefers_a_key_three_back_over_the_nearest():
     """05: with equal content scores every head's weight is largest at distance 0 and falls with distance."""
     t = 16
     for h in range(8):
         weights = softmax(np.where(causal_mask(t), alibi_bias(t, 8)[h], -np.inf))[t - 1][::-1]
         assert np.argmax(weights) == 0 and np.all(np.diff(weights) < 0)
+
+
+def test_two_alibi_heads_combined_through_the_output_can_peak_at_distance_three():
+    """05: heads 0 and 1 (query 15 of 16, as in section 7), combined with least-squares coefficients towards "all
+    the weight on distance 3", give weights peaking at distance 3 (0.187 against 0.178 and 0.175
+    beside it, about 0 at distance 0), though neither head alone peaks anywhere but 0."""
+    t = 16
+    two = np.stack(
+        [
+            softmax(np.where(causal_mask(t), alibi_bias(t, 8)[h], -np.inf))[t - 1][::-1]
+            for h in (0, 1)
+        ],
+        axis=1,
+    )
+    assert np.all(two.argmax(axis=0) == 0)
+    coefficients = np.linalg.lstsq(two, np.eye(t)[3], rcond=None)[0]
+    combined = two @ coefficients
+    assert combined.argmax() == 3
+    assert np.allclose(combined[2:5].round(3), [0.178, 0.187, 0.175])
+    assert abs(combined[0]) < 0.01 and coefficients.min() < 0 < coefficients.max()
+
+
+def test_alibi_halving_distances_and_the_bias_eight_back():
+    """05: slope 1/2 halves a weight every 1.4 positions, slope 1/256 every 177.4; head 0 biases the
+    key 8 back by -4, head 7 by -0.03."""
+    slopes = alibi_slopes(8)
+    assert f"{np.log(2) / slopes[0]:.1f}" == "1.4" and f"{np.log(2) / slopes[7]:.1f}" == "177.4"
+    bias = alibi_bias(16, 8)
+    assert bias[0][8, 0] == -4 and f"{bias[7][8, 0]:.2f}" == "-0.03"
+
+
+def test_the_extra_slopes_are_appended_unsorted_not_interleaved():
+    """05 (recap): for 12 heads the 4 extra slopes come after the 8 power-of-two slopes, unsorted."""
+    slopes = alibi_slopes(12)
+    assert np.allclose(slopes[:8], alibi_slopes(8))
+    assert np.any(np.diff(slopes) > 0)  # not sorted: head 8 is steeper than head 7
 
 
 # -- chapter 08: putting it together -----------------------------------------------------------------

@@ -115,7 +115,14 @@ def test_commands(python, tier="test"):
     """
     lint = [[python, "-m", "ruff", "check", "."], [python, "-m", "ruff", "format", "--check", "."]]
     if tier == "check":
-        pytest = [python, "-m", "pytest", "-q", "-m", "not browser and not binder and not site and not slow"]
+        pytest = [
+            python,
+            "-m",
+            "pytest",
+            "-q",
+            "-m",
+            "not browser and not binder and not site and not slow",
+        ]
         return [*lint, [*pytest, "tests", "posenc_lib"]]
     if tier == "notebooks":
         return [[python, "-m", "pytest", "-q", *NBVAL, "notebooks"]]

@@ -170,7 +170,7 @@ q3 = FunctionExercise(
             lambda slope: np.log(2) * slope,
         ),
     ),
-    success="Head 1 of 8 (slope 1/2) halves a weight every 1.4 positions; head 8 (1/256) every "
+    success="Head 0 of 8 (slope 1/2) halves a weight every 1.4 positions; head 7 (1/256) every "
     "177: from very local to nearly global.",
 )
 
