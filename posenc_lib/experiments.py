@@ -16,8 +16,9 @@ are done it writes, under DIR:
 - curves.json: per-position results at the longest evaluation length, one record per model
   that can run that long (a learned table cannot), with ``totals`` and ``counts`` per query
   position (``totals / counts`` is the curve).
-- extension.json: context extension of the RoPE models (plain, interpolation, NTK, YaRN),
-  before and after a short fine-tune at 4 x the training length.
+- extension.json: context extension of the RoPE models (plain, interpolation, NTK, YaRN with the
+  deployed ramp and with the paper's), before and after a short fine-tune at 4 x the training
+  length.
 - results.png: the unseen-region results, one panel per task.
 
 Parallel workers each use one BLAS thread: several processes that each start a BLAS thread per
@@ -57,7 +58,7 @@ STEPS = 400  # one training budget for every model of the study
 SEEDS = (0, 1, 2)
 EVAL_TOKENS = 4096  # predictions scored at every evaluation length
 EXTENSION = {"tasks": ("lookback-3", "markov"), "factor": 4, "finetune_steps": 40}
-EXTENSION_METHODS = ("plain", "interpolation", "ntk", "yarn")
+EXTENSION_METHODS = ("plain", "interpolation", "ntk", "yarn", "yarn-paper")
 _BLAS_THREAD_VARIABLES = (
     "OPENBLAS_NUM_THREADS",
     "OMP_NUM_THREADS",
@@ -1094,7 +1095,9 @@ def position_curves(curves, task, *, config=DEFAULT_CONFIG, bin_width=8):
 def extension_variants(config, factor):
     """Return the RoPE model's configuration four ways for ``factor`` x its training length.
 
-    Plain extrapolation, position interpolation, NTK-aware scaling and YaRN.
+    Plain extrapolation, position interpolation, NTK-aware scaling and YaRN twice: "yarn" with the
+    deployed ramp (linear in the pair index, the authors' code and Hugging Face transformers) and
+    "yarn-paper" with the paper's equation (linear in the number of turns), `rope.yarn_ramp`.
 
     Parameters
     ----------
@@ -1106,7 +1109,7 @@ def extension_variants(config, factor):
     Returns
     -------
     dict of ModelConfig
-        "plain" (``config`` itself), "interpolation", "ntk" and "yarn".
+        "plain" (``config`` itself), "interpolation", "ntk", "yarn" and "yarn-paper".
 
     Raises
     ------
@@ -1118,9 +1121,11 @@ def extension_variants(config, factor):
     >>> config = make_config(TASKS["lookback-3"](), "rope")
     >>> variants = extension_variants(config, 4)
     >>> list(variants)
-    ['plain', 'interpolation', 'ntk', 'yarn']
+    ['plain', 'interpolation', 'ntk', 'yarn', 'yarn-paper']
     >>> variants["interpolation"].rope_positions_scale, variants["yarn"].yarn_scale
     (4.0, 4.0)
+    >>> variants["yarn"].yarn_ramp, variants["yarn-paper"].yarn_ramp
+    ('index', 'turns')
     >>> variants["ntk"].base > config.base
     True
     """
@@ -1131,7 +1136,8 @@ def extension_variants(config, factor):
         "plain": config,
         "interpolation": config.with_(rope_positions_scale=factor),
         "ntk": config.with_(base=ntk_base(config.base, factor, config.head_dim)),
-        "yarn": config.with_(yarn_scale=factor),
+        "yarn": config.with_(yarn_scale=factor, yarn_ramp="index"),
+        "yarn-paper": config.with_(yarn_scale=factor, yarn_ramp="turns"),
     }
 
 
@@ -1242,8 +1248,8 @@ def context_extension_records(
 def context_extension(result, task, *, factor=4, finetune_steps=40, finetune_batch=8, seed=0):
     """Evaluate a trained RoPE model at ``factor`` x its training length four ways.
 
-    Plain, interpolation, NTK-aware scaling and YaRN, before and after a short fine-tune at that
-    length.
+    Plain, interpolation, NTK-aware scaling and YaRN (the deployed ramp and the paper's), before
+    and after a short fine-tune at that length.
 
     Returns {method: {"before": value, "after": value}} over all positions.
 
@@ -1265,8 +1271,8 @@ def context_extension(result, task, *, factor=4, finetune_steps=40, finetune_bat
     Returns
     -------
     dict
-        {method: {"before": value, "after": value}} for "plain", "interpolation", "ntk" and
-        "yarn".
+        {method: {"before": value, "after": value}} for "plain", "interpolation", "ntk", "yarn"
+        and "yarn-paper".
 
     Examples
     --------
@@ -1276,7 +1282,7 @@ def context_extension(result, task, *, factor=4, finetune_steps=40, finetune_bat
     >>> result = train(config, task, steps=2, batch_size=2, length=8, progress=False)
     >>> values = context_extension(result, task, finetune_steps=1, finetune_batch=2)
     >>> list(values), list(values["yarn"])
-    (['plain', 'interpolation', 'ntk', 'yarn'], ['before', 'after'])
+    (['plain', 'interpolation', 'ntk', 'yarn', 'yarn-paper'], ['before', 'after'])
     """
     rows = context_extension_records(
         result,
