@@ -146,7 +146,14 @@ VALID = {
         "metric": "loss",
         "sampler": TASK.sampler,
         "description": "d",
+        "answers": None,
+        "position_free": TASK.position_free,
+        "position_free_rule": "r",
+        "best_possible": 1.0,
     },
+    "chance_level": {"task": TASK},
+    "position_free_scores": {"task": TASK, "length": 6, "n_sequences": 3, "seed": 1},
+    "position_free_levels": {"task": TASK, "lengths": [4, 8], "train_len": 4},
     "lookback": {"k": 2, "vocab_size": 8},
     "recent_marker": {"n_markers": 2, "vocab_size": 8, "density": 0.5},
     "markov_transitions": {"vocab_size": 4, "concentration": 0.5, "seed": 1},
@@ -254,6 +261,7 @@ ANY_STRING = {
     ("compare_orders", "sentence_a"),
     ("compare_orders", "sentence_b"),
     ("Task", "name"),
+    ("Task", "position_free_rule"),
 }
 # Arguments that take any object by design.
 ANY_VALUE = {("Task", "description")}
