@@ -1386,6 +1386,114 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
     return "\n".join(lines)
 
 
+# -- paired comparisons ----------------------------------------------------------------------
+
+
+def paired_differences(records, by, a, b, **criteria):
+    """Per-seed differences value(a) - value(b): two schemes (or methods) compared seed by seed.
+
+    Records are paired when every field but ``by`` and the value agrees (task, configuration,
+    seed, length, region, stage, ...), so each difference compares two models that saw the same
+    seeded data. Overlapping ranges over seeds can hide a difference that holds seed by seed, or
+    suggest one that does not.
+
+    Parameters
+    ----------
+    records : list of dict
+        Study or context-extension records.
+    by : str
+        The field the two sides differ in, e.g. "scheme" or "method".
+    a, b : str
+        The two values of ``by`` compared.
+    **criteria
+        Passed to `select` (e.g. ``task="markov", config="4x8+mlp", region="unseen"``).
+
+    Returns
+    -------
+    list of dict
+        One per pair: the shared fields and "difference" (a minus b); pairs where either side is
+        None (a model that cannot run) are left out.
+
+    Examples
+    --------
+    >>> rows = [{"scheme": s, "seed": k, "value": v}
+    ...         for s, k, v in [("t5", 0, 0.9), ("t5", 1, 0.8), ("rope", 0, 0.5), ("rope", 1, 0.85)]]
+    >>> [round(p["difference"], 2) for p in paired_differences(rows, "scheme", "t5", "rope")]
+    [0.4, -0.05]
+    """
+    rows = select(records, region=criteria.pop("region", None), **criteria)
+    if by not in {k for r in rows for k in r}:
+        raise ValueError(f"paired_differences: no record has the field by={by!r}")
+
+    def key(r):
+        return tuple(sorted((k, repr(v)) for k, v in r.items() if k not in (by, "value")))
+
+    others = {key(r): r for r in rows if r[by] == b}
+    out = []
+    for r in rows:
+        partner = others.get(key(r)) if r[by] == a else None
+        if partner is None or r["value"] is None or partner["value"] is None:
+            continue
+        shared = {k: v for k, v in r.items() if k not in (by, "value")}
+        out.append({**shared, "difference": r["value"] - partner["value"]})
+    return out
+
+
+def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
+    """Text: the per-seed differences a - b, one line per group, with how many seeds favour a.
+
+    "Favour" reads the metric: a higher accuracy or a lower loss.
+
+    Parameters
+    ----------
+    records : list of dict
+        Study or context-extension records.
+    by : str
+        The field the two sides differ in ("scheme" or "method").
+    a, b : str
+        The two values compared.
+    rows : tuple of str
+        The fields that make one line each (e.g. ("config",) or ("config", "stage")).
+    digits : int
+        Decimals shown.
+    **criteria
+        Passed to `paired_differences`.
+
+    Returns
+    -------
+    str
+        A heading, then per group: each seed's difference, their mean and "a better in k of n".
+
+    Examples
+    --------
+    >>> rows = [{"scheme": s, "seed": k, "config": "c", "metric": "loss", "value": v}
+    ...         for s, k, v in [("t5", 0, 1.5), ("t5", 1, 1.6), ("rope", 0, 2.0), ("rope", 1, 1.5)]]
+    >>> print(paired_table(rows, "scheme", "t5", "rope"))
+    t5 - rope, seed by seed (loss: lower is better)
+    c            -0.50 +0.10   mean -0.20   t5 better in 1 of 2
+    """
+    pairs = paired_differences(records, by, a, b, **criteria)
+    if not pairs:
+        raise ValueError(f"paired_table: no pairs of {by}={a!r} and {b!r} match {criteria}")
+    metrics = {p.get("metric", "accuracy") for p in pairs}
+    better = "lower" if metrics == {"loss"} else "higher"
+    lines = [f"{a} - {b}, seed by seed ({'/'.join(sorted(metrics))}: {better} is better)"]
+    groups = {}
+    for p in pairs:
+        groups.setdefault(tuple(p.get(k) for k in rows), []).append(p)
+    width = max(len(" ".join(str(x) for x in g)) for g in groups) + 2
+    for group, members in groups.items():
+        members = sorted(members, key=lambda p: p.get("seed", 0))
+        d = np.array([p["difference"] for p in members])
+        wins = int(np.sum(d < 0) if better == "lower" else np.sum(d > 0))
+        cells = " ".join(f"{x:+.{digits}f}" for x in d)
+        name = " ".join(str(x) for x in group)
+        lines.append(
+            f"{name:<{width}}{cells}   mean {d.mean():+.{digits}f}   {a} better in {wins} of {len(d)}"
+        )
+    return "\n".join(lines)
+
+
 # -- command line ----------------------------------------------------------------------------
 
 

@@ -691,16 +691,13 @@ def draw_floors(ax, task_name, *, lengths=None, train_len=None, length=None, bin
     >>> import matplotlib.pyplot as plt
     >>> _, ax = plt.subplots()
     >>> [a.get_label() for a in draw_floors(ax, "recent-marker", lengths=(8, 16), train_len=8)]
-    ['chance (0.25)', 'best position-free rule']
+    ['chance', 'best position-free rule']
     >>> plt.close("all")
     """
     from .tasks import TASKS, chance_level
 
     task = TASKS[check_choice("draw_floors", "task_name", task_name, tuple(TASKS))]()
-    chance = chance_level(task)
-    artists = [
-        ax.axhline(chance, label=f"chance ({chance:.3g})", zorder=1, **FLOOR_STYLES["chance"])
-    ]
+    artists = [ax.axhline(chance_level(task), label="chance", zorder=1, **FLOOR_STYLES["chance"])]
     if lengths is not None:
         levels = _floor_levels(task_name, tuple(int(x) for x in lengths), int(train_len))
         xs, ys = list(levels), list(levels.values())

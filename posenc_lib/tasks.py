@@ -354,12 +354,17 @@ def markov(vocab_size=16, concentration=0.1, seed=0):
         return tokens[:, :-1], targets
 
     pairs = _stationary_pairs(table)
-    one_back = np.einsum("ab,abc->bc", pairs, table) / pairs.sum(0)[:, None]  # P(next | current)
+    follows = pairs / pairs.sum(1, keepdims=True)  # P(current = b | previous = a), [a, b]
 
-    def next_given_current(tokens, targets):
-        # The chain's own P(next | current token), averaged over the token before: the best rule
-        # that reads the current token alone (counts of earlier tokens could add a little).
-        loss = -np.log(one_back[tokens, np.maximum(targets, 0)])
+    def next_given_current_and_counts(tokens, targets):
+        # The token before the current one, b, is one of the earlier tokens: weigh each candidate
+        # a by how often it appeared times P(b | a), then predict with the chain's P(next | a, b).
+        # A strong rule without positions, not proven the best one.
+        weights = _counts_before(tokens, vocab_size) * follows[:, tokens].transpose(1, 2, 0)
+        total = weights.sum(-1, keepdims=True)
+        weights = weights / np.where(total > 0, total, 1.0)
+        chosen = np.moveaxis(table[:, tokens, np.maximum(targets, 0)], 0, -1)  # P(target | a, b)
+        loss = -np.log(np.maximum((weights * chosen).sum(-1), 1e-300))
         return np.where(has_target(targets), loss, np.nan)
 
     return Task(
@@ -369,8 +374,11 @@ def markov(vocab_size=16, concentration=0.1, seed=0):
         sampler,
         "next token of an order-2 Markov chain (loss in nats per token)",
         answers=pairs.sum(0),
-        position_free=next_given_current,
-        position_free_rule="the chain's probabilities of the next token given the current one",
+        position_free=next_given_current_and_counts,
+        position_free_rule=(
+            "the chain's P(next | token before, current token), the token before guessed from the "
+            "counts"
+        ),
         best_possible=_conditional_entropy(table),
     )
 

@@ -170,8 +170,16 @@ def test_position_free_rules_beat_other_rules_that_ignore_positions():
     assert np.mean((mode == targets)[:, 32:][present]) < best - 0.05
     assert 0.25 < best < 0.6
     tokens, targets = markov().sample(7, 200, 64)
-    loss = np.nanmean(markov().position_free(tokens, targets))
+    loss = np.nanmean(markov().position_free(tokens, targets)[:, 1:])
     assert markov_entropy() < loss < chance_level(markov())
+    # better than the chain's P(next | current token) alone, averaged over the token before
+    table = markov_transitions()
+    pairs = np.full((16, 16), 1 / 256)
+    for _ in range(200):
+        pairs = np.einsum("ab,abc->bc", pairs, table)
+    one_back = np.einsum("ab,abc->bc", pairs, table) / pairs.sum(0)[:, None]
+    current_only = -np.log(one_back[tokens[:, 1:], targets[:, 1:]]).mean()
+    assert loss < current_only - 0.05
 
 
 def test_position_free_levels_follow_the_study_regions():
