@@ -20,7 +20,14 @@ from posenc_lib.rope import (
     yarn_attention_factor,
     yarn_frequencies,
 )
-from posenc_lib.tasks import lookback
+from posenc_lib.tasks import (
+    TASKS,
+    chance_level,
+    lookback,
+    markov,
+    position_free_levels,
+    position_free_scores,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "notebooks" / "data" / "study"
 WIDE, ONE, DEEP = "4x8+mlp", "1x32", "2L-4x8+mlp+bos"
@@ -513,3 +520,131 @@ def test_alibi_cannot_single_out_even_one_key_back_in_one_layer():
         scores[scheme] = evaluate(result.params, config, lookback(1), 32)
     assert round(scores["alibi"], 3) == 0.766
     assert scores["t5"] == 1.0
+
+
+# -- section 1: honest floors (chance, the best rule without positions) -------------------------
+
+
+def test_each_task_has_its_true_chance_level_and_position_free_floor():
+    """06: chance 0.0625 (1 of 16 tokens), 0.2500 (1 of 4 markers), 2.7622 (the answer distribution's
+    entropy; uniform guessing ln 16 = 2.773); the best position-free rule at 32 (all) / unseen at 64,
+    128, 256: lookback-3 0.211 0.135 0.120 0.107, recent-marker 0.732 0.548 0.509 0.475, markov 2.261
+    2.483 2.498 2.511; on lookback-3 at 256 it gets 0.104 on queries 48-255."""
+    printed = {
+        name: (
+            f"{chance_level(make()):.4f}",
+            [f"{v:.3f}" for v in position_free_levels(make(), experiments.EVAL_LENS, 32).values()],
+        )
+        for name, make in TASKS.items()
+    }
+    assert printed == {
+        "lookback-3": ("0.0625", ["0.211", "0.135", "0.120", "0.107"]),
+        "recent-marker": ("0.2500", ["0.732", "0.548", "0.509", "0.475"]),
+        "markov": ("2.7622", ["2.261", "2.483", "2.498", "2.511"]),
+    }
+    assert f"{np.log(16):.3f}" == "2.773"
+    totals, counts = position_free_scores(lookback(3), 256)
+    assert f"{totals[48:].sum() / counts[48:].sum():.3f}" == "0.104"
+
+
+def test_one_causal_layer_without_positions_sees_only_the_current_token_and_the_counts():
+    """06: 'exactly what one causal attention layer without position information can see': permuting the
+    earlier tokens leaves a one-layer NoPE model's output at the last position unchanged (up to
+    rounding), and changes a two-layer one's (chapter 1's leak)."""
+    from posenc_lib.model import ModelConfig, forward, init_params
+
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, 16, size=(1, 20))
+    shuffled = tokens.copy()
+    shuffled[0, :19] = rng.permutation(tokens[0, :19])
+    for layers, invariant in ((1, True), (2, False)):
+        config = ModelConfig(vocab_size=16, d_model=16, n_heads=2, n_layers=layers, mlp=True)
+        params = init_params(config, seed=1)
+        a, b = (forward(params, t, config)[0, -1] for t in (tokens, shuffled))
+        assert (np.max(np.abs(a - b)) < 1e-12) == invariant
+
+
+def test_one_layer_nope_never_beats_the_position_free_rule(study):
+    """06: NoPE has one layer in 4x8+mlp and 1x32, so on lookback-3 and recent-marker (where the rule is
+    the best one) it cannot beat the position-free rule: at the training length it comes close (0.70
+    against 0.732 on recent-marker in 4x8+mlp), and it is below the rule at every length and seed."""
+    records = study[0]
+    for task in ("lookback-3", "recent-marker"):
+        floor = position_free_levels(TASKS[task](), experiments.EVAL_LENS, 32)
+        for config in (WIDE, ONE):
+            for n in experiments.EVAL_LENS:
+                region = "all" if n == 32 else "unseen"
+                for r in select(
+                    records, task=task, scheme="none", config=config, eval_len=n, region=region
+                ):
+                    assert (
+                        r["value"] <= floor[n] + 0.01
+                    )  # sampling noise of the 4,096 scored tokens
+    at_32 = summarize(records, config=WIDE)[("recent-marker", "none", 32)][0]
+    assert two(at_32) == "0.70"
+
+
+def test_past_the_training_length_rope_sinusoidal_and_nope_fall_below_the_position_free_rule(study):
+    """06 (4x8+mlp, 256 tokens, unseen): on recent-marker RoPE, sinusoidal and NoPE (0.42, 0.39, 0.41)
+    are above chance (0.25) but below the position-free rule (0.475) on every seed, while ALiBi and T5
+    are above it on every seed; on lookback-3 RoPE ends below the rule (0.107) on every seed; on markov
+    sinusoidal and RoPE are worse than chance (2.762) on every seed, the biases better than the rule."""
+    records = study[0]
+
+    def seeds(task, scheme):
+        rows = select(records, task=task, scheme=scheme, config=WIDE, eval_len=256, region="unseen")
+        assert len(rows) == 3
+        return np.array([r["value"] for r in rows])
+
+    floor = {name: position_free_levels(make(), [256], 32)[256] for name, make in TASKS.items()}
+    unseen = summarize(records, config=WIDE, region="unseen")
+    assert [two(mean(unseen, "recent-marker", s, 256)) for s in ("rope", "sinusoidal", "none")] == [
+        "0.42",
+        "0.39",
+        "0.42",
+    ]
+    for scheme in ("rope", "sinusoidal", "none"):
+        values = seeds("recent-marker", scheme)
+        assert np.all(values > 0.25) and np.all(values < floor["recent-marker"])
+    for scheme in ("alibi", "t5"):
+        assert np.all(seeds("recent-marker", scheme) > floor["recent-marker"])
+        assert np.all(seeds("markov", scheme) < floor["markov"])
+    assert np.all(seeds("lookback-3", "rope") < floor["lookback-3"])
+    for scheme in ("sinusoidal", "rope"):
+        assert np.all(seeds("markov", scheme) > chance_level(markov()))
+
+
+def test_section_three_comparisons_hold_seed_by_seed(study):
+    """06 (4x8+mlp, unseen, every length past 32): T5 above RoPE on lookback-3, T5 below ALiBi and NoPE
+    below RoPE on markov, on every seed."""
+    for task, a, b, better in (
+        ("lookback-3", "t5", "rope", 1),
+        ("markov", "t5", "alibi", -1),
+        ("markov", "none", "rope", -1),
+    ):
+        pairs = experiments.paired_differences(
+            study[0], "scheme", a, b, task=task, config=WIDE, region="unseen"
+        )
+        assert len(pairs) == 9 and all(better * p["difference"] > 0 for p in pairs)
+        table = experiments.paired_table(
+            study[0], "scheme", a, b, rows=("eval_len",), task=task, config=WIDE, region="unseen"
+        )
+        assert table.count(f"{a} better in 3 of 3") == 3
+
+
+def test_paired_differences_pair_only_models_trained_on_the_same_seed():
+    rows = [
+        {"scheme": s, "seed": k, "config": c, "value": v}
+        for s, k, c, v in [
+            ("a", 0, "x", 1.0),
+            ("b", 0, "x", 0.5),
+            ("a", 1, "x", 0.2),
+            ("b", 1, "y", 0.9),
+            ("a", 2, "x", None),
+            ("b", 2, "x", 0.1),
+        ]
+    ]
+    pairs = experiments.paired_differences(rows, "scheme", "a", "b")
+    assert [(p["seed"], p["difference"]) for p in pairs] == [(0, 0.5)]
+    with pytest.raises(ValueError, match="no record has the field by='method'"):
+        experiments.paired_differences(rows, "method", "a", "b")
