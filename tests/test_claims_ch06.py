@@ -630,21 +630,3 @@ def test_section_three_comparisons_hold_seed_by_seed(study):
             study[0], "scheme", a, b, rows=("eval_len",), task=task, config=WIDE, region="unseen"
         )
         assert table.count(f"{a} better in 3 of 3") == 3
-
-
-def test_paired_differences_pair_only_models_trained_on_the_same_seed():
-    rows = [
-        {"scheme": s, "seed": k, "config": c, "value": v}
-        for s, k, c, v in [
-            ("a", 0, "x", 1.0),
-            ("b", 0, "x", 0.5),
-            ("a", 1, "x", 0.2),
-            ("b", 1, "y", 0.9),
-            ("a", 2, "x", None),
-            ("b", 2, "x", 0.1),
-        ]
-    ]
-    pairs = experiments.paired_differences(rows, "scheme", "a", "b")
-    assert [(p["seed"], p["difference"]) for p in pairs] == [(0, 0.5)]
-    with pytest.raises(ValueError, match="no record has the field by='method'"):
-        experiments.paired_differences(rows, "method", "a", "b")
