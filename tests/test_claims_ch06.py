@@ -652,3 +652,81 @@ def test_section_three_comparisons_hold_seed_by_seed(study):
             study[0], "scheme", a, b, rows=("eval_len",), task=task, config=WIDE, region="unseen"
         )
         assert table.count(f"{a} better in 3 of 3") == 3
+
+
+@pytest.fixture(scope="module")
+def extended_head(live):
+    """Section 7: the live RoPE model at 128 tokens with each context extension, before fine-tuning:
+    head 2's peak offsets and the model's predictions on queries 32-127 of eight sequences."""
+    from posenc_lib.model import forward
+
+    rope = live["rope"]["result"]
+    tokens, _ = lookback(3).sample(2024, 8, 128)
+    out = {}
+    for method, config in experiments.extension_variants(rope.config, 4).items():
+        peaks = attention_peak_offsets(rope.params, config, tokens)[:, 2, 32:]
+        predicted = forward(rope.params, tokens, config).argmax(-1)[:, 32:]
+        hits = {k: np.mean(predicted == tokens[:, 32 - k : 128 - k]) for k in range(1, 16)}
+        out[method] = (peaks, hits)
+    return out
+
+
+@pytest.mark.slow
+def test_interpolation_points_the_learnt_three_back_twelve_back(extended_head):
+    """06: interpolation slows pair 0 to 0.25 of its speed, so the learnt 3 back fires 12 back: head 2
+    peaks at offsets 12, 13 and 11 and the model reproduces the token 12 back on 0.521 of the queries
+    (3 back: 0.072); the paper's YaRN ramp (pair 0 at 0.349) peaks 8 to 10 back and reproduces the
+    token 9 back (0.650)."""
+    peaks, hits = extended_head["interpolation"]
+    offsets, counts = np.unique(peaks, return_counts=True)
+    assert offsets[np.argsort(-counts, kind="stable")[:3]].tolist() == [12, 13, 11]
+    assert f"{hits[12]:.3f}" == "0.521" and f"{hits[3]:.3f}" == "0.072"
+    assert max(hits, key=hits.get) == 12
+    peaks, hits = extended_head["yarn-paper"]
+    offsets, counts = np.unique(peaks, return_counts=True)
+    assert set(offsets[np.argsort(-counts, kind="stable")[:3]].tolist()) == {8, 9, 10}
+    assert f"{hits[9]:.3f}" == "0.650" and max(hits, key=hits.get) == 9
+
+
+@pytest.mark.slow
+def test_keeping_pair_0_and_bringing_the_slow_pairs_back_restores_offset_three(extended_head):
+    """06: the deployed YaRN keeps pair 0 at full speed and brings pair 1 back to its trained range
+    (reach 1.02): head 2 peaks at offset 3 again and the model gets 0.979 of the tokens 3 back right,
+    before fine-tuning; plain (pair 1 reach 4.10) gets 0.138 and NTK (2.58) 0.359."""
+    reach = {}
+    for method, config in experiments.extension_variants(
+        experiments.make_config(lookback(3), "rope"), 4
+    ).items():
+        theta = (
+            yarn_frequencies(8, config.yarn_scale, 32, ramp=config.yarn_ramp)
+            if config.yarn_scale > 1
+            else rope_frequencies(8, base=config.base)
+        )
+        reach[method] = f"{127 * theta[1] / config.rope_positions_scale / (31 * 0.1):.2f}"
+    assert reach == {
+        "plain": "4.10",
+        "interpolation": "1.02",
+        "ntk": "2.58",
+        "yarn": "1.02",
+        "yarn-paper": "1.02",
+    }
+    hits = {m: f"{h[3]:.3f}" for m, (_, h) in extended_head.items()}
+    assert (hits["yarn"], hits["plain"], hits["ntk"]) == ("0.979", "0.138", "0.359")
+    peaks = extended_head["yarn"][0]
+    assert np.mean(peaks == 3) > 0.75 and np.mean(extended_head["plain"][0] == 3) < 0.1
+
+
+@pytest.mark.slow
+def test_a_sharper_t5_bump_keeps_the_exact_offset_at_every_length(live):
+    """06: multiplying T5's learnt bias table by 1.5 raises its unseen accuracy at 256 tokens from
+    0.734 to 0.999 (and x 2.0 to 1.000): the peak was in the right place, only too soft."""
+    from posenc_lib.model import evaluate_positions, region_value
+
+    t5 = live["t5"]["result"]
+    printed = {}
+    for factor in (1.0, 1.5, 2.0):
+        sharper = {**t5.params, "t5": factor * t5.params["t5"]}
+        printed[factor] = (
+            f"{region_value(*evaluate_positions(sharper, t5.config, lookback(3), 256), 32):.3f}"
+        )
+    assert printed == {1.0: "0.734", 1.5: "0.999", 2.0: "1.000"}
