@@ -263,11 +263,13 @@ def bench_sweep(mode):
 
 TEXT_TRAINING = """
 import json, sys, time
+from threadpoolctl import threadpool_limits
 from posenc_lib import realtext
 from posenc_lib.corpus import text_task
 from posenc_lib.model import SCHEMES, train
 
 steps, repeats = int(sys.argv[1]), int(sys.argv[2])
+threadpool_limits(limits=1, user_api="blas")  # as every job of the sweep runs (posenc_lib.sweep)
 task, out = text_task(), {}
 for scheme in SCHEMES:
     config = realtext.model_config(scheme)
@@ -287,16 +289,14 @@ print(json.dumps(out))
 def bench_text_training(steps, repeats=3):
     """Chapter 07's model learning real text: characters per second of training, per scheme.
 
-    Measured as the chapter's sweep trains: in a fresh process limited to one BLAS thread (a
-    process with one BLAS thread per core slows to a crawl when another process holds a core).
+    Measured as the chapter's sweep trains: in a fresh process limited to one BLAS thread by
+    threadpoolctl (a process with one BLAS thread per core slows to a crawl when another process
+    holds a core).
     """
     from posenc_lib import realtext
-    from posenc_lib.experiments import _BLAS_THREAD_VARIABLES
 
-    env = {**os.environ, **dict.fromkeys(_BLAS_THREAD_VARIABLES, "1")}
     run = subprocess.run(
         [sys.executable, "-c", TEXT_TRAINING, str(steps), str(repeats)],
-        env=env,
         capture_output=True,
         text=True,
         check=True,

@@ -179,3 +179,72 @@ def check_callable(func, name, value):
     if not callable(value):
         raise TypeError(f"{func}: {name} must be a function, got {short(value)}")
     return value
+
+
+def check_buckets(func, n_buckets, max_distance, bidirectional, names=None):
+    """Return T5's bucket settings checked: (n_buckets, buckets per direction, max_distance).
+
+    At least 2 buckets per direction, and ``max_distance`` beyond the exact buckets.
+    """
+    buckets_name, distance_name = names or ("n_buckets", "max_distance")
+    check_bool(func, "bidirectional", bidirectional)
+    n_buckets = check_int(func, buckets_name, n_buckets, minimum=2)
+    per_direction = n_buckets // 2 if bidirectional else n_buckets
+    if per_direction < 2:
+        raise ValueError(
+            f"{func}: {buckets_name} must leave at least 2 buckets per direction, got "
+            f"{buckets_name}={n_buckets} with bidirectional={bidirectional}"
+        )
+    max_distance = check_int(func, distance_name, max_distance, minimum=1)
+    exact = per_direction // 2
+    if max_distance <= exact:
+        raise ValueError(
+            f"{func}: {distance_name} must exceed the {exact} exact buckets (half of the "
+            f"{per_direction} buckets per direction), got {distance_name}={max_distance}"
+        )
+    return n_buckets, per_direction, max_distance
+
+
+def check_weights(func, x, w_q, w_k, w_v):
+    """Return checked projections for input ``x``, with errors naming ``func``.
+
+    Functions that build on `self_attention` (chapter 1's `~posenc_lib.word_order.compare_orders`)
+    check the layer under their own name first.
+
+    Parameters
+    ----------
+    func : str
+        The name of the function the learner called.
+    x : ndarray, shape (..., T, d_model)
+        The checked input.
+    w_q, w_k, w_v : array_like
+        As in `self_attention`.
+
+    Returns
+    -------
+    w_q, w_k, w_v : ndarray
+        As float arrays.
+
+    Examples
+    --------
+    >>> check_weights("my_layer", np.ones((2, 3)), np.ones((2, 2)), np.ones((3, 2)), np.ones((3, 2)))
+    Traceback (most recent call last):
+    ...
+    ValueError: my_layer: w_q must have shape (d_model, width) = (3, ...) to multiply x of shape (2, 3), got (2, 2)
+    """
+    d_model = x.shape[-1]
+    mats = {}
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        w = check_array(func, name, w)
+        if w.ndim != 2 or w.shape[0] != d_model:
+            raise ValueError(
+                f"{func}: {name} must have shape (d_model, width) = ({d_model}, ...) "
+                f"to multiply x of shape {x.shape}, got {w.shape}"
+            )
+        mats[name] = w
+    if mats["w_q"].shape[1] != mats["w_k"].shape[1]:
+        raise ValueError(
+            f"{func}: w_q and w_k must have the same width d_k (queries meet keys in a dot "
+            f"product), got {mats['w_q'].shape} and {mats['w_k'].shape}"
+        )
+    return mats["w_q"], mats["w_k"], mats["w_v"]

@@ -6,91 +6,8 @@ Shapes: T tokens, d_model input width, d_k query/key width, d_v value width. Lea
 
 import numpy as np
 
-from ._checks import check_array, check_callable, check_ids, check_int, short
-
-
-def _plain(x):
-    """Return the numbers inside ``x``: an autograd-traced array's values, or ``x`` itself.
-
-    The trainer of chapter 6 runs the same softmax on autograd's traced arrays; a softmax's
-    shift (the row maximum) is a constant, so the gradient need not flow through it.
-
-    Parameters
-    ----------
-    x : array_like or autograd ArrayBox
-
-    Returns
-    -------
-    array_like
-        ``x._value`` for a traced array, else ``x``.
-
-    Examples
-    --------
-    >>> _plain(np.ones(2))
-    array([1., 1.])
-    """
-    return getattr(x, "_value", x)
-
-
-def _row_shift(x, axis):
-    """Return the maximum along ``axis`` (0 where it is infinite), a constant for the gradient."""
-    shift = np.max(_plain(x), axis=axis, keepdims=True)
-    return np.where(np.isfinite(shift), shift, 0.0)
-
-
-def _stable_softmax(x, axis=-1, *, xp=np):
-    """Return the softmax of `softmax`, unchecked, with ``xp`` as the array module.
-
-    ``xp`` is numpy, or ``autograd.numpy`` when the trainer differentiates through it: the one
-    implementation of the softmax in the library.
-
-    Parameters
-    ----------
-    x : ndarray or autograd ArrayBox
-    axis : int
-    xp : module
-        ``numpy`` or ``autograd.numpy``.
-
-    Returns
-    -------
-    ndarray
-        Same shape as ``x``.
-
-    Examples
-    --------
-    >>> _stable_softmax(np.array([0.0, np.log(3.0)]))
-    array([0.25, 0.75])
-    """
-    e = xp.exp(x - _row_shift(x, axis))
-    return e / xp.sum(e, axis=axis, keepdims=True)
-
-
-def _stable_log_softmax(x, axis=-1, *, xp=np):
-    """Return the log-softmax of `log_softmax`, unchecked, with ``xp`` as the array module.
-
-    ``log softmax(x) = x - logsumexp(x)``, computed after subtracting the maximum along ``axis``
-    so that nothing overflows: the one log-sum-exp of the library (the model's loss and its
-    evaluation use it).
-
-    Parameters
-    ----------
-    x : ndarray or autograd ArrayBox
-    axis : int
-    xp : module
-        ``numpy`` or ``autograd.numpy``.
-
-    Returns
-    -------
-    ndarray
-        Same shape as ``x``.
-
-    Examples
-    --------
-    >>> np.exp(_stable_log_softmax(np.array([0.0, np.log(3.0)])))
-    array([0.25, 0.75])
-    """
-    shifted = x - _row_shift(x, axis)
-    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+from ._checks import check_array, check_callable, check_ids, check_int, check_weights, short
+from ._numerics import stable_log_softmax, stable_softmax
 
 
 def _check_scores(func, x, axis):
@@ -149,7 +66,7 @@ def softmax(x, axis=-1):
     array([0.5, 0.5])
     """
     x, axis = _check_scores("softmax", x, axis)
-    return _stable_softmax(x, axis)
+    return stable_softmax(x, axis)
 
 
 def log_softmax(x, axis=-1):
@@ -175,7 +92,7 @@ def log_softmax(x, axis=-1):
     array([    0., -1000.])
     """
     x, axis = _check_scores("log_softmax", x, axis)
-    return _stable_log_softmax(x, axis)
+    return stable_log_softmax(x, axis)
 
 
 def causal_mask(seq_len):
@@ -200,51 +117,6 @@ def causal_mask(seq_len):
     """
     seq_len = check_int("causal_mask", "seq_len", seq_len, minimum=0)
     return np.tril(np.ones((seq_len, seq_len), dtype=bool))
-
-
-def _check_weights(func, x, w_q, w_k, w_v):
-    """Return checked projections for input ``x``, with errors naming ``func``.
-
-    Functions that build on `self_attention` (chapter 1's `~posenc_lib.word_order.compare_orders`)
-    check the layer under their own name first.
-
-    Parameters
-    ----------
-    func : str
-        The name of the function the learner called.
-    x : ndarray, shape (..., T, d_model)
-        The checked input.
-    w_q, w_k, w_v : array_like
-        As in `self_attention`.
-
-    Returns
-    -------
-    w_q, w_k, w_v : ndarray
-        As float arrays.
-
-    Examples
-    --------
-    >>> _check_weights("my_layer", np.ones((2, 3)), np.ones((2, 2)), np.ones((3, 2)), np.ones((3, 2)))
-    Traceback (most recent call last):
-    ...
-    ValueError: my_layer: w_q must have shape (d_model, width) = (3, ...) to multiply x of shape (2, 3), got (2, 2)
-    """
-    d_model = x.shape[-1]
-    mats = {}
-    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
-        w = check_array(func, name, w)
-        if w.ndim != 2 or w.shape[0] != d_model:
-            raise ValueError(
-                f"{func}: {name} must have shape (d_model, width) = ({d_model}, ...) "
-                f"to multiply x of shape {x.shape}, got {w.shape}"
-            )
-        mats[name] = w
-    if mats["w_q"].shape[1] != mats["w_k"].shape[1]:
-        raise ValueError(
-            f"{func}: w_q and w_k must have the same width d_k (queries meet keys in a dot "
-            f"product), got {mats['w_q'].shape} and {mats['w_k'].shape}"
-        )
-    return mats["w_q"], mats["w_k"], mats["w_v"]
 
 
 def _check_broadcast(name, value, scores_shape, dtype):
@@ -318,7 +190,7 @@ def self_attention(x, w_q, w_k, w_v, *, mask=None, bias=None, rotate=None):
            [0.264, 0.264, 0.471]])
     """
     x = check_array("self_attention", "x", x, min_ndim=2)
-    w_q, w_k, w_v = _check_weights("self_attention", x, w_q, w_k, w_v)
+    w_q, w_k, w_v = check_weights("self_attention", x, w_q, w_k, w_v)
     q, k, v = x @ w_q, x @ w_k, x @ w_v
     if rotate is not None:
         q, k = _rotated(rotate, q), _rotated(rotate, k)

@@ -4,6 +4,8 @@ import inspect
 import platform
 from importlib import metadata
 
+from packaging.version import InvalidVersion, Version
+
 from ._checks import check_real, short
 
 
@@ -102,12 +104,12 @@ def format_difference(value, *, bound=ROUNDING_BOUND):
     return f"{value:.3g}"
 
 
-def _version_tuple(text):
-    parts = []
-    for piece in text.split(".")[:3]:
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
+def _at_least(version, minimum):
+    """Whether ``version`` is at least ``minimum`` by PEP 440 (2.0.0rc1 comes before 2.0.0)."""
+    try:
+        return Version(version) >= Version(minimum)
+    except InvalidVersion:
+        return False
 
 
 def environment_report():
@@ -140,7 +142,7 @@ def environment_report():
             name,
             version,
             minimum,
-            version != "missing" and _version_tuple(version) >= _version_tuple(minimum),
+            version != "missing" and _at_least(version, minimum),
         )
         for name, version, minimum, _ in rows
     ]

@@ -1,13 +1,17 @@
 """Train short, test long: every position scheme trained at one length, measured at longer ones.
 
-Chapter 6's study, in several model configurations and seeds.
+Chapter 6's study, in several model configurations and seeds: a `~posenc_lib.sweep.Sweep` of the
+course's experiment engine (`posenc_lib.sweep` trains, records, resumes and tabulates; this module
+says what a job of the study is and how to read its records).
 
-    python -m posenc_lib.experiments --quick --out results/     # 18 models, about a minute
-    python -m posenc_lib.experiments --out notebooks/data/study  # the committed sweep
+    python -m posenc_lib.experiments --quick --out results/          # 18 models, about a minute
+    python -m posenc_lib.experiments --out posenc_lib/data/study     # the committed sweep
+    python -m posenc_lib.experiments --backend dask --out results/   # on a Dask cluster
 
 The sweep is resumable: every finished model appends one JSON line to DIR/progress.jsonl, and a
 rerun with the same settings skips the models already there (``--fresh`` starts over). When all
-are done it writes, under DIR:
+are done it writes, under DIR, each file with the provenance of its numbers (settings, versions,
+a hash of the code that made them):
 
 - results.json: one record per {task, scheme, config, seed, train_len, eval_len, region, metric,
   value}. ``region`` is "all" (every query position) or "unseen" (query positions >= train_len;
@@ -16,28 +20,22 @@ are done it writes, under DIR:
 - curves.json: per-position results at the longest evaluation length, one record per model
   that can run that long (a learned table cannot), with ``totals`` and ``counts`` per query
   position (``totals / counts`` is the curve).
-- extension.json: context extension of the RoPE models (plain, interpolation, NTK, YaRN with the
-  deployed ramp and with the paper's), before and after a short fine-tune at 4 x the training
-  length.
+- extension.json: context extension of the RoPE models (every method of
+  `EXTENSION_VARIANTS`), before and after a short fine-tune at 4 x the training length.
+- the trained parameters of the witness model (``witness-*.npz``), which a fast test re-scores.
 - results.png: the unseen-region results, one panel per task.
 
-Parallel workers each use one BLAS thread: several processes that each start a BLAS thread per
-core oversubscribe the CPU and run many times slower.
+The committed study lives in the package (``posenc_lib/data/study``): `load_study` reads it
+from there by default.
 """
-
-import argparse
-import json
-import multiprocessing
-import os
-import time
-from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 
+from . import sweep
 from ._checks import check_choice, check_int
 from .model import SCHEMES, ModelConfig, evaluate_positions, region_value, train
 from .rope import ntk_base
+from .sweep import MISSING, cell_width, names, one_config, select, text_table
 from .tasks import TASKS
 
 EVAL_LENS = (32, 64, 128, 256)
@@ -58,15 +56,35 @@ STEPS = 400  # one training budget for every model of the study
 SEEDS = (0, 1, 2)
 EVAL_TOKENS = 4096  # predictions scored at every evaluation length
 EXTENSION = {"tasks": ("lookback-3", "markov"), "factor": 4, "finetune_steps": 40}
-EXTENSION_METHODS = ("plain", "interpolation", "ntk", "yarn", "yarn-paper")
-_BLAS_THREAD_VARIABLES = (
-    "OPENBLAS_NUM_THREADS",
-    "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "BLIS_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-    "NUMEXPR_NUM_THREADS",
-)
+# The one table of context-extension methods: name -> the RoPE model's configuration for
+# ``factor`` x its training length. Every method here is trained, recorded and tabulated.
+EXTENSION_VARIANTS = {
+    # plain extrapolation: the model as trained
+    "plain": lambda config, factor: config,
+    # position interpolation (Chen et al. 2023): positions divided by the factor
+    "interpolation": lambda config, factor: config.with_(rope_positions_scale=factor),
+    # NTK-aware scaling (bloc97 2023): a larger base, from the head's width
+    "ntk": lambda config, factor: config.with_(base=ntk_base(config.base, factor, config.head_dim)),
+    # YaRN (Peng et al. 2023): per-frequency interpolation and a temperature, with the ramp as
+    # deployed (linear in the pair index: the authors' code and Hugging Face transformers) ...
+    "yarn": lambda config, factor: config.with_(yarn_scale=factor, yarn_ramp="index"),
+    # ... and as the paper's equation writes it (linear in the number of turns), `rope.yarn_ramp`
+    "yarn-paper": lambda config, factor: config.with_(yarn_scale=factor, yarn_ramp="turns"),
+}
+EXTENSION_METHODS = tuple(EXTENSION_VARIANTS)
+# The full study, as committed: every task, scheme and configuration, three seeds, extension.
+FULL = {
+    "tasks": tuple(TASKS),
+    "schemes": SCHEMES,
+    "seeds": SEEDS,
+    "configs": tuple(CONFIGS),
+    "steps": STEPS,
+    "train_len": 32,
+    "eval_lens": EVAL_LENS,
+    "n_tokens": EVAL_TOKENS,
+    "extension": True,
+}
+RECORD_FIELDS = ("task", "scheme", "config", "seed", "train_len")
 
 
 def make_config(task, scheme, config=DEFAULT_CONFIG, *, train_len=32):
@@ -96,52 +114,20 @@ def make_config(task, scheme, config=DEFAULT_CONFIG, *, train_len=32):
     >>> (c.n_heads, c.head_dim, c.mlp, c.max_len)
     (1, 32, False, 32)
     """
-    fields = config if isinstance(config, dict) else CONFIGS[_config_name(config)]
+    fields = (
+        config
+        if isinstance(config, dict)
+        else CONFIGS[check_choice("make_config", "config", config, tuple(CONFIGS))]
+    )
     return ModelConfig(vocab_size=task.vocab_size, scheme=scheme, max_len=train_len, **fields)
 
 
-def _config_name(config):
-    return check_choice("experiments", "config", config, tuple(CONFIGS))
-
-
-def _records(job, scored, metric):
-    """Return the region records of one model from its per-length (totals, counts)."""
-    out = []
-    base = {k: job[k] for k in ("task", "scheme", "config", "seed", "train_len")}
-    for length in job["eval_lens"]:
-        regions = ("all",) if length <= job["train_len"] else ("all", "unseen")
-        for region in regions:
-            start = 0 if region == "all" else job["train_len"]
-            value = None if scored[length] is None else region_value(*scored[length], start)
-            out.append(
-                {**base, "eval_len": length, "region": region, "metric": metric, "value": value}
-            )
-    return out
-
-
-def _curve(job, scored, metric):
-    """Per-position totals and counts at the longest evaluation length (None if it cannot run)."""
-    length = max(job["eval_lens"])
-    if scored[length] is None:
-        return None
-    totals, counts = scored[length]
-    digits = 0 if metric == "accuracy" else 6
-    return {
-        **{k: job[k] for k in ("task", "scheme", "config", "seed", "train_len")},
-        "eval_len": length,
-        "metric": metric,
-        "totals": [round(float(v), digits) if digits else int(round(v)) for v in totals],
-        "counts": [int(n) for n in counts],
-    }
-
-
-def train_and_measure(job, *, progress=False, keep_model=False):
+def train_and_measure(job, *, progress=False):
     """Train the model one job describes and measure it.
 
     ``job`` holds task, scheme, config (a name in CONFIGS), seed, steps, train_len, eval_lens,
     n_tokens and extension (bool: also run `context_extension_records` on a RoPE model).
-    Returns {"job", "records", "curve", "extension"} (and "result", the TrainResult, with
-    ``keep_model``).
+    Returns {"job", "records", "curve", "extension", "result"}.
 
     Parameters
     ----------
@@ -149,8 +135,6 @@ def train_and_measure(job, *, progress=False, keep_model=False):
         One job of `study_jobs`: the keys above, all JSON values.
     progress : bool
         Show a progress bar while the model trains.
-    keep_model : bool
-        Also return the trained model, under "result".
 
     Returns
     -------
@@ -158,8 +142,8 @@ def train_and_measure(job, *, progress=False, keep_model=False):
         "job" (``job`` itself); "records", one per evaluation length and region as in
         results.json; "curve", the per-position totals and counts at the longest evaluation
         length as in curves.json (None where the model cannot run that long); "extension", the
-        context-extension records (empty unless ``job["extension"]``); and, with
-        ``keep_model``, "result".
+        context-extension records (empty unless ``job["extension"]``); and "result", the
+        trained model (a `~posenc_lib.model.TrainResult`; the engine does not write it).
 
     Examples
     --------
@@ -167,7 +151,7 @@ def train_and_measure(job, *, progress=False, keep_model=False):
     ...                     n_tokens=64)
     >>> out = train_and_measure(job)
     >>> sorted(out)
-    ['curve', 'extension', 'job', 'records']
+    ['curve', 'extension', 'job', 'records', 'result']
     >>> [(r["eval_len"], r["region"]) for r in out["records"]]
     [(8, 'all'), (16, 'all'), (16, 'unseen')]
     >>> out["curve"]["eval_len"], len(out["curve"]["counts"])  # one count per query position
@@ -185,26 +169,38 @@ def train_and_measure(job, *, progress=False, keep_model=False):
         **TRAIN,
     )
     scored = {
-        n: evaluate_positions(result.params, config, task, n, n_tokens=job["n_tokens"])
+        (n,): evaluate_positions(result.params, config, task, n, n_tokens=job["n_tokens"])
         for n in job["eval_lens"]
     }
-    out = {
-        "job": job,
-        "records": _records(job, scored, task.metric),
-        "curve": _curve(job, scored, task.metric),
-        "extension": [],
-    }
-    if job.get("extension") and job["scheme"] == "rope":
-        out["extension"] = context_extension_records(
-            result, task, seed=job["seed"], config_name=job["config"], **_extension_options()
+    base = {k: job[k] for k in RECORD_FIELDS}
+    longest = (max(job["eval_lens"]),)
+    curve = None
+    if scored[longest] is not None:
+        curve = sweep.curve_record(
+            base,
+            {"eval_len": longest[0]},
+            task.metric,
+            *scored[longest],
+            digits=0 if task.metric == "accuracy" else 6,
         )
-    if keep_model:
-        out["result"] = result
-    return out
+    extension = []
+    if job.get("extension") and job["scheme"] == "rope":
+        options = {k: v for k, v in EXTENSION.items() if k != "tasks"}
+        extension = context_extension_records(
+            result, task, seed=job["seed"], config_name=job["config"], **options
+        )
+    return {
+        "job": job,
+        "records": sweep.region_records(base, scored, job["train_len"], task.metric),
+        "curve": curve,
+        "extension": extension,
+        "result": result,
+    }
 
 
-def _extension_options():
-    return {k: v for k, v in EXTENSION.items() if k != "tasks"}
+def _run(job):
+    """Run `train_and_measure` on ``job``, looked up when called (tests replace it)."""
+    return train_and_measure(job)
 
 
 def run_one(
@@ -267,101 +263,18 @@ def run_one(
     >>> len(records), len(result.losses), result.config.scheme
     (1, 2, 'rope')
     """
-    job = _job(task_name, scheme, config, seed, steps, train_len, eval_lens, n_tokens, False)
-    out = train_and_measure(job, progress=progress, keep_model=keep_model)
+    (job,) = study_jobs(
+        [task_name],
+        [scheme],
+        [seed],
+        configs=[config],
+        steps=steps,
+        train_len=train_len,
+        eval_lens=eval_lens,
+        n_tokens=n_tokens,
+    )
+    out = train_and_measure(job, progress=progress)
     return (out["records"], out["result"]) if keep_model else out["records"]
-
-
-def _job(task, scheme, config, seed, steps, train_len, eval_lens, n_tokens, extension):
-    return {
-        "task": task,
-        "scheme": scheme,
-        "config": config,
-        "seed": int(seed),
-        "steps": int(steps),
-        "train_len": int(train_len),
-        "eval_lens": [int(n) for n in eval_lens],
-        "n_tokens": int(n_tokens),
-        "extension": bool(extension and scheme == "rope" and task in EXTENSION["tasks"]),
-    }
-
-
-def _job_key(job):
-    return json.dumps(job, sort_keys=True)
-
-
-@contextmanager
-def _one_blas_thread():
-    """Set the BLAS thread variables to 1 while worker processes start, then restore them.
-
-    A worker reads them when numpy loads; this process's environment is left as it was.
-    """
-    saved = {name: os.environ.get(name) for name in _BLAS_THREAD_VARIABLES}
-    os.environ.update(dict.fromkeys(_BLAS_THREAD_VARIABLES, "1"))
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-def worker_pool(workers):
-    """Start a pool of ``workers`` fresh ("spawn") processes, each limited to one BLAS thread.
-
-    Fresh processes load numpy after the thread variables are set (a forked worker would
-    inherit this process's BLAS, already started with one thread per core).
-
-    Parameters
-    ----------
-    workers : int
-        The number of processes, at least 1.
-
-    Returns
-    -------
-    multiprocessing.pool.Pool
-        The started pool; terminate it when done (leaving a ``with`` block does).
-
-    Notes
-    -----
-    A spawned process imports the main module again: a script starts the pool under
-    ``if __name__ == "__main__":``.
-
-    Examples
-    --------
-    >>> import os
-    >>> with worker_pool(1) as pool:
-    ...     pool.apply(os.getenv, ("OPENBLAS_NUM_THREADS",))
-    '1'
-    """
-    workers = check_int("worker_pool", "workers", workers, minimum=1)
-    with _one_blas_thread():
-        return multiprocessing.get_context("spawn").Pool(workers)
-
-
-def _worker_blas_setting(_=None):
-    """Return the BLAS thread variables a worker process sees (for tests)."""
-    return {name: os.environ.get(name) for name in _BLAS_THREAD_VARIABLES}
-
-
-def _run_job(job):
-    return train_and_measure(job)
-
-
-def _read_progress(path):
-    """{job key: finished output} from a progress file; a torn last line is ignored."""
-    done = {}
-    if path is None or not path.exists():
-        return done
-    for line in path.read_text().splitlines():
-        try:
-            out = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut short by an interrupt
-        done[_job_key(out["job"])] = out
-    return done
 
 
 def study_jobs(
@@ -426,7 +339,17 @@ def study_jobs(
     for config in configs:
         check_choice("study_jobs", "config", config, tuple(CONFIGS))
     return [
-        _job(t, s, c, seed, steps, train_len, eval_lens, n_tokens, extension)
+        {
+            "task": t,
+            "scheme": s,
+            "config": c,
+            "seed": int(seed),
+            "steps": int(steps),
+            "train_len": int(train_len),
+            "eval_lens": [int(n) for n in eval_lens],
+            "n_tokens": int(n_tokens),
+            "extension": bool(extension and s == "rope" and t in EXTENSION["tasks"]),
+        }
         for t in tasks
         for c in configs
         for s in schemes
@@ -434,45 +357,34 @@ def study_jobs(
     ]
 
 
-def run_jobs(jobs, *, workers=1, progress=True, progress_file=None, keep_models=False, runner=None):
-    """Run jobs (in parallel with ``workers`` > 1) and return their outputs in job order.
+def run_jobs(
+    jobs, *, workers=1, backend="loky", progress=True, progress_file=None, keep_models=False
+):
+    """Run study jobs (in parallel with ``workers`` > 1) and return their outputs in job order.
 
-    ``progress_file`` (a path) makes the run resumable: each finished model is appended to it
-    as one JSON line as soon as it is done, and jobs already in it are not run again. The
-    outputs do not depend on ``workers``: every model is seeded by its own seed.
-
-    ``runner`` runs one job (a dict of JSON values) and returns a dict holding it under "job"
-    (default: `train_and_measure`, keeping the model with ``keep_models``); for ``workers`` > 1
-    it must be a module-level function, so that worker processes can import it (chapter 07's
-    sweep passes its own).
+    `posenc_lib.sweep.run_jobs` with `train_and_measure` as the runner: ``progress_file`` makes
+    the run resumable, and the outputs do not depend on ``workers`` or ``backend`` (every model
+    is seeded by its own seed).
 
     Parameters
     ----------
     jobs : list of dict
-        From `study_jobs` (with ``runner``, any dicts of JSON values).
+        From `study_jobs`.
     workers : int
-        Processes to run the jobs in, one BLAS thread each (see `worker_pool`); 1 runs them in
-        this process.
+        Local processes, one BLAS thread each; 1 runs the jobs in this process.
+    backend : {"loky", "dask"}
+        Local processes, or the Dask cluster of the current ``dask.distributed.Client``.
     progress : bool
         Show a progress bar over the models.
     progress_file : str or Path, optional
-        The JSON-lines file of finished outputs (its directory is created). Not with
-        ``keep_models``: a trained model is not written to it, so a resumed run could not
-        return it.
+        The JSON-lines file of finished outputs. Not with ``keep_models``.
     keep_models : bool
         Keep each trained model in its output, under "result".
-    runner : callable, optional
-        Runs one job, as above.
 
     Returns
     -------
     list of dict
-        One output per job, in the order of ``jobs``.
-
-    Raises
-    ------
-    ValueError
-        If ``progress_file`` is given with ``keep_models``.
+        One output per job (`train_and_measure`), in the order of ``jobs``.
 
     Examples
     --------
@@ -482,62 +394,23 @@ def run_jobs(jobs, *, workers=1, progress=True, progress_file=None, keep_models=
     >>> from pathlib import Path
     >>> jobs = study_jobs(["lookback-3"], ["none", "rope"], steps=2, train_len=8, eval_lens=(8, 16),
     ...                   n_tokens=64)
-    >>> def train_again(job):
-    ...     raise RuntimeError("a finished model was trained again")
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     log = Path(tmp) / "progress.jsonl"
     ...     outputs = run_jobs(jobs, progress=False, progress_file=log)
-    ...     resumed = run_jobs(jobs, progress=False, progress_file=log, runner=train_again)
+    ...     resumed = sweep.run_jobs(jobs, None, progress=False, progress_file=log)
     ...     lines = len(log.read_text().splitlines())
     >>> [out["job"]["scheme"] for out in outputs], lines, resumed == outputs
     (['none', 'rope'], 2, True)
     """
-    workers = check_int("run_jobs", "workers", workers, minimum=1)
-    if keep_models and progress_file is not None:
-        raise ValueError(
-            "run_jobs: progress_file cannot be combined with keep_models=True (trained models are "
-            f"not written to it, so a resumed run could not return them), got {str(progress_file)!r}"
-        )
-    path = None if progress_file is None else Path(progress_file)
-    done = _read_progress(path)
-    todo = [job for job in jobs if _job_key(job) not in done]
-    bar = _bar(len(jobs), len(jobs) - len(todo), progress)
-    sink = None
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        sink = path.open("a")
-    run = runner or (_run_job_keeping_model if keep_models else _run_job)
-    pool = worker_pool(min(workers, len(todo))) if workers > 1 and len(todo) > 1 else None
-    try:
-        finished = pool.imap_unordered(run, todo) if pool else map(run, todo)
-        for out in finished:
-            done[_job_key(out["job"])] = out
-            if sink is not None:
-                sink.write(json.dumps(out) + "\n")
-                sink.flush()
-            bar.update(1)
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
-        if sink is not None:
-            sink.close()
-        bar.close()
-    return [done[_job_key(job)] for job in jobs]
-
-
-def _run_job_keeping_model(job):
-    return train_and_measure(job, keep_model=True)
-
-
-def _bar(total, initial, show):
-    if not show:
-        from .model import _NoBar
-
-        return _NoBar()
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, initial=initial, desc="models trained", leave=False)
+    return sweep.run_jobs(
+        jobs,
+        _run,
+        workers=workers,
+        backend=backend,
+        progress=progress,
+        progress_file=progress_file,
+        keep_models=keep_models,
+    )
 
 
 def run_study(
@@ -633,13 +506,11 @@ def run_study(
     return records, models
 
 
-def run_sweep(out, *, workers=2, progress=True, fresh=False, **study):
+def run_sweep(out, *, workers=2, backend="loky", progress=True, fresh=False, **study):
     """Run the full study, resumably, into the directory ``out`` (see the module docstring).
 
-    Every task, scheme and configuration, `SEEDS`, and the context extension of the RoPE models.
-
-    ``study`` overrides `study_jobs` arguments. Returns {"results", "curves", "extension":
-    path written}.
+    `posenc_lib.sweep.run_sweep` of `STUDY`: ``study`` overrides `FULL`, the options of
+    `study_jobs` the committed study was made with.
 
     Parameters
     ----------
@@ -647,14 +518,15 @@ def run_sweep(out, *, workers=2, progress=True, fresh=False, **study):
         The directory to write (created if needed); its progress.jsonl resumes an interrupted
         sweep.
     workers : int
-        Processes to train in, one BLAS thread each.
+        Local processes, one BLAS thread each.
+    backend : {"loky", "dask"}
+        Local processes, or the Dask cluster of the current ``dask.distributed.Client``.
     progress : bool
         Show a progress bar over the models.
     fresh : bool
         Delete out/progress.jsonl first, so that every model is trained again.
     **study
-        Arguments of `study_jobs`, replacing the full study's (seeds `SEEDS`, every configuration
-        in `CONFIGS`, ``extension=True``).
+        Arguments of `study_jobs`, replacing those of `FULL`.
 
     Returns
     -------
@@ -680,37 +552,19 @@ def run_sweep(out, *, workers=2, progress=True, fresh=False, **study):
     >>> len(records), len(curves), len(extension)
     (6, 2, 0)
     """
-    out = Path(out)
-    options = {"seeds": SEEDS, "configs": tuple(CONFIGS), "extension": True, **study}
-    progress_file = out / "progress.jsonl"
-    if fresh and progress_file.exists():
-        progress_file.unlink()
-    outputs = run_jobs(
-        study_jobs(**options), workers=workers, progress=progress, progress_file=progress_file
+    return sweep.run_sweep(
+        STUDY, out, workers=workers, backend=backend, progress=progress, fresh=fresh, **study
     )
-    rows = {
-        "results": [r for o in outputs for r in o["records"]],
-        "curves": [o["curve"] for o in outputs if o["curve"] is not None],
-        "extension": [r for o in outputs for r in o["extension"]],
-    }
-    paths = {name: out / f"{name}.json" for name in rows}
-    for name, path in paths.items():
-        path.write_text(_json_lines(rows[name]))
-    return paths
 
 
-def _json_lines(rows):
-    """Return a JSON list with one record per line: readable diffs, small files."""
-    return "[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n" if rows else "[]\n"
-
-
-def load_study(directory):
-    """Read (records, curves, extension records) from a directory `run_sweep` wrote.
+def load_study(directory=None):
+    """Read (records, curves, extension records) of the study.
 
     Parameters
     ----------
-    directory : str or Path
-        A directory holding results.json, curves.json and extension.json.
+    directory : str or Path, optional
+        A directory `run_sweep` wrote; default: the committed study, inside the installed
+        package (``posenc_lib/data/study``), so a chapter runs from any directory.
 
     Returns
     -------
@@ -727,66 +581,16 @@ def load_study(directory):
     Chapter 06's committed study: 162 models (3 tasks, 6 schemes, 3 configurations, 3 seeds), of
     which the 27 learned tables cannot run at the longest length.
 
-    >>> from pathlib import Path
-    >>> import posenc_lib
-    >>> study = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "study"
-    >>> records, curves, extension = load_study(study)
+    >>> records, curves, extension = load_study()
     >>> len(records), len(curves), len(extension)
     (1134, 135, 288)
-    >>> records[0]
-    {'task': 'lookback-3', 'scheme': 'none', 'config': '4x8+mlp', 'seed': 0, 'train_len': 32,
-     'eval_len': 32, 'region': 'all', 'metric': 'accuracy', 'value': 0.20581896551724138}
+    >>> sorted(records[0])
+    ['config', 'eval_len', 'metric', 'region', 'scheme', 'seed', 'task', 'train_len', 'value']
     """
-    directory = Path(directory)
-    return tuple(
-        json.loads((directory / f"{name}.json").read_text())
-        for name in ("results", "curves", "extension")
-    )
+    return sweep.load_sweep_files(STUDY, directory)
 
 
 # -- reading the records ---------------------------------------------------------------------
-
-
-def select(records, **criteria):
-    """Return the records matching every ``key=value`` given (a value of None matches anything).
-
-    Records written before regions and configurations existed count as region "all".
-
-    Parameters
-    ----------
-    records : list of dict
-        Study records (results, curves or extension records).
-    **criteria
-        The value each key must have (None: any).
-
-    Returns
-    -------
-    list of dict
-        The matching records, in their order.
-
-    Examples
-    --------
-    >>> recs = [{"task": "t", "region": "all"}, {"task": "t", "region": "unseen"}, {"task": "u"}]
-    >>> len(select(recs, region="all")), len(select(recs, task="t", region=None))
-    (2, 2)
-    """
-    defaults = {"region": "all"}
-
-    def matches(r):
-        return all(v is None or r.get(k, defaults.get(k)) == v for k, v in criteria.items())
-
-    return [r for r in records if matches(r)]
-
-
-def _one_config(records, config, func):
-    if config is not None:
-        return config
-    names = list(dict.fromkeys(r.get("config") for r in records))
-    if len(names) > 1:
-        raise ValueError(
-            f"{func}: these records hold several configurations {names}; pass config= one of them"
-        )
-    return None
 
 
 def summarize(records, *, region="all", config=None):
@@ -820,17 +624,9 @@ def summarize(records, *, region="all", config=None):
     >>> summarize(recs)[("t", "s", 64)]
     (0.6, 0.5, 0.7)
     """
-    check_choice("summarize", "region", region, ("all", "unseen"))
-    config = _one_config(records, config, "summarize")
-    groups = {}
-    for r in select(records, region=region, config=config):
-        groups.setdefault((r["task"], r["scheme"], r["eval_len"]), []).append(r["value"])
-    return {
-        key: None
-        if any(v is None for v in values)
-        else (float(np.mean(values)), float(np.min(values)), float(np.max(values)))
-        for key, values in groups.items()
-    }
+    check_choice("summarize", "region", region, sweep.REGIONS)
+    config = one_config(records, config, "summarize")
+    return sweep.summarize(records, ("task", "scheme", "eval_len"), region=region, config=config)
 
 
 def extrapolation_gap(records, task, scheme, *, config=None, region="all"):
@@ -871,7 +667,7 @@ def extrapolation_gap(records, task, scheme, *, config=None, region="all"):
     >>> extrapolation_gap(recs, "t", "s")
     -0.5
     """
-    config = _one_config(select(records, task=task), config, "extrapolation_gap")
+    config = one_config(select(records, task=task), config, "extrapolation_gap")
     rows = select(records, task=task, scheme=scheme, config=config, region=None)
     train_len = rows[0]["train_len"]
     longest = max(r["eval_len"] for r in rows)
@@ -885,30 +681,6 @@ def extrapolation_gap(records, task, scheme, *, config=None, region="all"):
     if any(v is None for v in at_train + at_longest):
         return None
     return float(np.mean(at_longest) - np.mean(at_train))
-
-
-def _names(records, key):
-    return list(dict.fromkeys(r[key] for r in records))
-
-
-_MISSING = object()
-
-
-def _cell_width(digits, headers=()):
-    """Columns for a `_cell` and the space before it: "m.mm (m.mm-m.mm)" at any ``digits``.
-
-    Wide enough for each of ``headers`` too, with a space before it.
-    """
-    return max(9 + 4 * digits, 11 + 3 * digits, *(len(text) + 1 for text in headers))
-
-
-def _cell(value, digits=2):
-    if value is _MISSING:
-        return "not run"
-    if value is None:
-        return "cannot run"
-    mean, low, high = value
-    return f"{mean:.{digits}f} ({low:.{digits}f}-{high:.{digits}f})"
 
 
 def results_table(records, *, config=None, region="unseen", digits=2):
@@ -944,10 +716,7 @@ def results_table(records, *, config=None, region="unseen", digits=2):
     --------
     The first task of chapter 06's committed study:
 
-    >>> from pathlib import Path
-    >>> import posenc_lib
-    >>> study = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "study"
-    >>> records, curves, extension = load_study(study)
+    >>> records, curves, extension = load_study()
     >>> lines = results_table(records, config="4x8+mlp").splitlines()
     >>> print(lines[0])
     configuration 4x8+mlp; mean (min-max) over 3 seeds; trained at L=32
@@ -962,7 +731,7 @@ def results_table(records, *, config=None, region="unseen", digits=2):
       alibi        0.32 (0.31-0.34) 0.30 (0.28-0.33) 0.30 (0.28-0.33) 0.29 (0.28-0.33)
       t5           1.00 (1.00-1.00) 1.00 (1.00-1.00) 0.94 (0.93-0.94) 0.76 (0.73-0.79)
     """
-    config = _one_config(records, config, "results_table")
+    config = one_config(records, config, "results_table")
     rows = select(records, config=config, region=None)
     everywhere, region_summary = summarize(rows, config=config), summarize(rows, region=region)
     train_len = rows[0]["train_len"]
@@ -970,20 +739,27 @@ def results_table(records, *, config=None, region="unseen", digits=2):
     seeds = len({r["seed"] for r in rows})
     metric = {r["task"]: r["metric"] for r in rows}
     label = {n: f"L={n}" + (" (trained)" if n == train_len else f" {region}") for n in lengths}
-    width = _cell_width(digits, label.values())
     lines = [
         f"configuration {config or '(one)'}; mean (min-max) over {seeds} seed"
         f"{'s' if seeds > 1 else ''}; trained at L={train_len}"
     ]
-    for task in _names(rows, "task"):
+    for task in names(rows, "task"):
         lines += ["", f"{task} ({metric[task]})"]
-        lines.append(f"  {'scheme':<12}" + "".join(f"{label[n]:>{width}}" for n in lengths))
-        for scheme in _names(rows, "scheme"):
-            cells = [
-                (everywhere if n == train_len else region_summary).get((task, scheme, n), _MISSING)
-                for n in lengths
-            ]
-            lines.append(f"  {scheme:<12}" + "".join(f"{_cell(c, digits):>{width}}" for c in cells))
+        cells = [
+            (
+                scheme,
+                [
+                    (everywhere if n == train_len else region_summary).get(
+                        (task, scheme, n), MISSING
+                    )
+                    for n in lengths
+                ],
+            )
+            for scheme in names(rows, "scheme")
+        ]
+        lines += text_table(
+            "scheme", [label[n] for n in lengths], cells, digits=digits, indent="  "
+        )
     return "\n".join(lines)
 
 
@@ -1014,10 +790,7 @@ def compare_configs(records, task, *, eval_len=256, region="unseen", digits=2):
 
     Examples
     --------
-    >>> from pathlib import Path
-    >>> import posenc_lib
-    >>> study = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "study"
-    >>> records, curves, extension = load_study(study)
+    >>> records, curves, extension = load_study()
     >>> print(compare_configs(records, "lookback-3"))
     lookback-3, unseen positions at L=256: mean (min-max) over seeds
     scheme                4x8+mlp             1x32   2L-4x8+mlp+bos
@@ -1028,18 +801,20 @@ def compare_configs(records, task, *, eval_len=256, region="unseen", digits=2):
     alibi        0.29 (0.28-0.33) 0.11 (0.11-0.12) 0.27 (0.25-0.28)
     t5           0.76 (0.73-0.79) 0.91 (0.87-0.93) 0.61 (0.56-0.64)
     """
-    configs = _names(records, "config")
-    schemes = _names(select(records, task=task, region=None), "scheme")
+    configs = names(records, "config")
+    schemes = names(select(records, task=task, region=None), "scheme")
     summaries = {c: summarize(records, config=c, region=region) for c in configs}
-    width = max(_cell_width(digits), max(len(c) for c in configs) + 2)
-    lines = [
-        f"{task}, {region} positions at L={eval_len}: mean (min-max) over seeds",
-        f"{'scheme':<12}" + "".join(f"{c:>{width}}" for c in configs),
+    rows = [
+        (scheme, [summaries[c].get((task, scheme, eval_len), MISSING) for c in configs])
+        for scheme in schemes
     ]
-    for scheme in schemes:
-        cells = [summaries[c].get((task, scheme, eval_len), _MISSING) for c in configs]
-        lines.append(f"{scheme:<12}" + "".join(f"{_cell(v, digits):>{width}}" for v in cells))
-    return "\n".join(lines)
+    width = max(cell_width(digits), max(len(c) for c in configs) + 2)
+    return "\n".join(
+        [
+            f"{task}, {region} positions at L={eval_len}: mean (min-max) over seeds",
+            *text_table("scheme", configs, rows, digits=digits, column_width=width),
+        ]
+    )
 
 
 def position_curves(curves, task, *, config=DEFAULT_CONFIG, bin_width=8):
@@ -1073,31 +848,21 @@ def position_curves(curves, task, *, config=DEFAULT_CONFIG, bin_width=8):
     array([0.5  , 0.625])
     """
     bin_width = check_int("position_curves", "bin_width", bin_width, minimum=1)
-    out = {}
-    for scheme in _names(select(curves, task=task, config=config, region=None), "scheme"):
-        rows = select(curves, task=task, config=config, scheme=scheme, region=None)
-        values = []
-        for r in rows:
-            totals, counts = np.asarray(r["totals"], float), np.asarray(r["counts"], float)
-            n_bins = len(totals) // bin_width
-            t = totals[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
-            c = counts[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
-            values.append(np.where(c > 0, t / np.maximum(c, 1), np.nan))
-        values = np.array(values)
-        centres = np.arange(values.shape[1]) * bin_width + (bin_width - 1) / 2
-        out[scheme] = (centres, values.mean(0), values.min(0), values.max(0))
-    return out
+    rows = select(curves, task=task, config=config, region=None)
+    return {
+        scheme: sweep.binned_curves(select(rows, scheme=scheme, region=None), bin_width=bin_width)
+        for scheme in names(rows, "scheme")
+    }
 
 
 # -- extending RoPE's context ----------------------------------------------------------------
 
 
 def extension_variants(config, factor):
-    """Return the RoPE model's configuration four ways for ``factor`` x its training length.
+    """Return the RoPE model's configuration for ``factor`` x its training length, every way.
 
-    Plain extrapolation, position interpolation, NTK-aware scaling and YaRN twice: "yarn" with the
-    deployed ramp (linear in the pair index, the authors' code and Hugging Face transformers) and
-    "yarn-paper" with the paper's equation (linear in the number of turns), `rope.yarn_ramp`.
+    One per method of `EXTENSION_VARIANTS`: plain extrapolation, position interpolation,
+    NTK-aware scaling and YaRN.
 
     Parameters
     ----------
@@ -1109,7 +874,8 @@ def extension_variants(config, factor):
     Returns
     -------
     dict of ModelConfig
-        "plain" (``config`` itself), "interpolation", "ntk", "yarn" and "yarn-paper".
+        Method -> configuration: "plain" (``config`` itself), "interpolation", "ntk", "yarn"
+        (the deployed ramp) and "yarn-paper" (the paper's equation).
 
     Raises
     ------
@@ -1122,23 +888,16 @@ def extension_variants(config, factor):
     >>> variants = extension_variants(config, 4)
     >>> list(variants)
     ['plain', 'interpolation', 'ntk', 'yarn', 'yarn-paper']
-    >>> variants["interpolation"].rope_positions_scale, variants["yarn"].yarn_scale
-    (4.0, 4.0)
     >>> variants["yarn"].yarn_ramp, variants["yarn-paper"].yarn_ramp
     ('index', 'turns')
+    >>> variants["interpolation"].rope_positions_scale, variants["yarn"].yarn_scale
+    (4.0, 4.0)
     >>> variants["ntk"].base > config.base
     True
     """
     if config.scheme != "rope":
         raise ValueError(f"extension_variants: needs a RoPE model, got scheme {config.scheme!r}")
-    factor = float(factor)
-    return {
-        "plain": config,
-        "interpolation": config.with_(rope_positions_scale=factor),
-        "ntk": config.with_(base=ntk_base(config.base, factor, config.head_dim)),
-        "yarn": config.with_(yarn_scale=factor, yarn_ramp="index"),
-        "yarn-paper": config.with_(yarn_scale=factor, yarn_ramp="turns"),
-    }
+    return {name: variant(config, float(factor)) for name, variant in EXTENSION_VARIANTS.items()}
 
 
 def context_extension_records(
@@ -1319,10 +1078,7 @@ def extension_summary(records, task, *, config=DEFAULT_CONFIG, region="unseen"):
 
     Examples
     --------
-    >>> from pathlib import Path
-    >>> import posenc_lib
-    >>> study = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "study"
-    >>> records, curves, extension = load_study(study)
+    >>> records, curves, extension = load_study()
     >>> summary = extension_summary(extension, "lookback-3")
     >>> len(summary), [round(v, 2) for v in summary["ntk", "after"]]
     (8, [0.66, 0.6, 0.74])
@@ -1358,10 +1114,7 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
 
     Examples
     --------
-    >>> from pathlib import Path
-    >>> import posenc_lib
-    >>> study = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "study"
-    >>> records, curves, extension = load_study(study)
+    >>> records, curves, extension = load_study()
     >>> print(extension_table(extension, "lookback-3"))
     lookback-3, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 3 seeds
     method                   before   after 40 steps
@@ -1373,17 +1126,25 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
     summary = extension_summary(records, task, config=config, region=region)
     rows = select(records, task=task, config=config, region=region)
     steps = rows[0]["finetune_steps"]
-    width = _cell_width(digits)
-    lines = [
+    rows_out = [
+        (method, [summary[(method, stage)] for stage in ("before", "after")])
+        for method in names(rows, "method")
+    ]
+    heading = (
         f"{task}, configuration {config}, length {rows[0]['eval_len']} "
         f"(trained at {rows[0]['train_len']}), {region} positions, "
-        f"{len({r['seed'] for r in rows})} seeds",
-        f"{'method':<14}{'before':>{width}}{f'after {steps} steps':>{width}}",
-    ]
-    for method in _names(rows, "method"):
-        cells = [summary[(method, stage)] for stage in ("before", "after")]
-        lines.append(f"{method:<14}" + "".join(f"{_cell(c, digits):>{width}}" for c in cells))
-    return "\n".join(lines)
+        f"{len({r['seed'] for r in rows})} seeds"
+    )
+    headers = ["before", f"after {steps} steps"]
+    table = text_table(
+        "method",
+        headers,
+        rows_out,
+        digits=digits,
+        column_width=cell_width(digits),
+        label_width=14,
+    )
+    return "\n".join([heading, *table])
 
 
 # -- paired comparisons ----------------------------------------------------------------------
@@ -1497,102 +1258,74 @@ def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
 # -- command line ----------------------------------------------------------------------------
 
 
-def sweep_parser(prog, description, quick_help, *, seeds=SEEDS, steps=STEPS):
-    """Return the command-line parser both sweeps share (this module's and `realtext`'s).
+def report(records, out):
+    """Draw out/results.png (the first configuration) and return the tables of every one.
 
     Parameters
     ----------
-    prog : str
-        How the command is run, e.g. ``"python -m posenc_lib.experiments"``.
-    description : str
-        The first line of ``--help``.
-    quick_help : str
-        What ``--quick`` runs.
-    seeds : tuple of int
-        The seeds of a full run: ``--seeds`` defaults to their number.
-    steps : int
-        The default of ``--steps``.
+    records : list of dict
+        The records of results.json.
+    out : Path
+        The sweep's directory.
 
     Returns
     -------
-    argparse.ArgumentParser
-        Options ``--out`` (required), ``--quick``, ``--tiny``, ``--seeds``, ``--steps``,
-        ``--workers``, ``--fresh`` and ``--no-progress``; a sweep adds its own.
-
-    Examples
-    --------
-    >>> args = sweep_parser("sweep", "A sweep.", "seed 0").parse_args(["--out", "x", "--quick"])
-    >>> (str(args.out), args.quick, args.seeds, args.steps, args.fresh)
-    ('x', True, 3, 400, False)
-    """
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--out", type=Path, required=True, help="directory for the results")
-    parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument("--tiny", action="store_true", help="a seconds-long smoke run (tests)")
-    parser.add_argument("--seeds", type=int, default=len(seeds), help="seeds 0 .. N-1")
-    parser.add_argument("--steps", type=int, default=steps, help="Adam steps per model")
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=min(2, os.cpu_count() or 1),
-        help="parallel processes, one BLAS thread each",
-    )
-    parser.add_argument(
-        "--fresh", action="store_true", help="discard DIR/progress.jsonl and start over"
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return parser
-
-
-def run_resumable(sweep, args, **options):
-    """Run ``sweep(args.out, ...)`` for the command line: Ctrl-C keeps the finished models.
-
-    Parameters
-    ----------
-    sweep : callable
-        `run_sweep` of this module or of `realtext`: ``sweep(out, *, workers, progress, fresh,
-        **options)``, which appends each finished model to ``out/progress.jsonl``.
-    args : argparse.Namespace
-        Parsed by a `sweep_parser`.
-    **options
-        The sweep's own settings (seeds, steps, ...).
-
-    Returns
-    -------
-    list of dict
-        The records of ``results.json``. On Ctrl-C it says how many models are kept and how to
-        continue, and exits with status 130 (no traceback).
+    str
+        A `results_table` per configuration.
 
     Examples
     --------
     >>> import tempfile
-    >>> def interrupted(out, **kwargs):
-    ...     raise KeyboardInterrupt
+    >>> from pathlib import Path
     >>> with tempfile.TemporaryDirectory() as out:
-    ...     args = sweep_parser("sweep", "A sweep.", "seed 0").parse_args(["--out", out])
-    ...     try:
-    ...         run_resumable(interrupted, args)
-    ...     except SystemExit as stop:
-    ...         print("exit status", stop.code)  # doctest: +ELLIPSIS
-    interrupted: 0 finished models are kept in ...progress.jsonl; run the same command again to continue
-    exit status 130
+    ...     text = report(load_study()[0], Path(out))
+    ...     drawn = (Path(out) / "results.png").exists()
+    >>> text.splitlines()[0], drawn
+    ('configuration 4x8+mlp; mean (min-max) over 3 seeds; trained at L=32', True)
     """
-    try:
-        paths = sweep(
-            args.out,
-            workers=args.workers,
-            progress=not args.no_progress,
-            fresh=args.fresh,
-            **options,
-        )
-    except KeyboardInterrupt:
-        done = len(_read_progress(args.out / "progress.jsonl"))
-        print(
-            f"interrupted: {done} finished models are kept in {args.out / 'progress.jsonl'}; "
-            "run the same command again to continue"
-        )
-        raise SystemExit(130) from None
-    return json.loads(paths["results"].read_text())
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .plots import plot_results
+
+    configs = names(records, "config")
+    axes = plot_results(records, config=configs[0])
+    axes[0].figure.savefig(out / "results.png", dpi=80)
+    plt.close(axes[0].figure)
+    return "\n\n".join(results_table(records, config=config) for config in configs) + "\n"
+
+
+STUDY = sweep.Sweep(
+    name="study",
+    module="posenc_lib.experiments",
+    jobs=study_jobs,
+    run=_run,
+    files={"results": "records", "curves": "curve", "extension": "extension"},
+    options=FULL,
+    quick={"seeds": (0,), "configs": (DEFAULT_CONFIG,), "extension": False},
+    tiny={
+        "tasks": ("lookback-3",),
+        "schemes": ("none", "learned", "t5"),
+        "seeds": (0,),
+        "configs": (DEFAULT_CONFIG,),
+        "steps": 5,
+        "train_len": 8,
+        "eval_lens": (8, 16),
+        "n_tokens": 64,
+        "extension": False,
+    },
+    settings={"configs": CONFIGS, "train": TRAIN, "extension": EXTENSION},
+    code_roots=(
+        "posenc_lib.experiments:train_and_measure",
+        "posenc_lib.experiments:study_jobs",
+        "posenc_lib.experiments:FULL",
+        "posenc_lib.sweep:write_sweep",
+    ),
+    witnesses=({"task": "lookback-3", "scheme": "rope", "config": DEFAULT_CONFIG, "seed": 0},),
+    report=report,
+)
 
 
 def main(argv=None):
@@ -1635,47 +1368,14 @@ def main(argv=None):
     'configuration 4x8+mlp; mean (min-max) over 1 seed; trained at L=8'
     >>> plt.close("all")
     """
-    parser = sweep_parser(
-        "python -m posenc_lib.experiments",
+    parser = sweep.parser(
+        STUDY,
         __doc__.split("\n\n")[0],
         f"configuration {DEFAULT_CONFIG} only, seed 0, no context extension (18 models)",
     )
     parser.add_argument("--configs", nargs="+", choices=tuple(CONFIGS), default=None)
     args = parser.parse_args(argv)
-    study = {"seeds": tuple(range(args.seeds)), "steps": args.steps}
-    if args.configs:
-        study["configs"] = tuple(args.configs)
-    if args.quick:
-        study.update(seeds=(0,), configs=(DEFAULT_CONFIG,), extension=False)
-    if args.tiny:
-        study.update(
-            tasks=("lookback-3",),
-            schemes=("none", "learned", "t5"),
-            seeds=(0,),
-            configs=(DEFAULT_CONFIG,),
-            steps=5,
-            train_len=8,
-            eval_lens=(8, 16),
-            n_tokens=64,
-            extension=False,
-        )
-    start = time.perf_counter()
-    records = run_resumable(run_sweep, args, **study)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .plots import plot_results
-
-    configs = _names(records, "config")
-    axes = plot_results(records, config=configs[0])
-    axes[0].figure.savefig(args.out / "results.png", dpi=80)
-    plt.close(axes[0].figure)
-    for config in configs:
-        print(results_table(records, config=config))
-        print()
-    print(f"{len(records)} records in {time.perf_counter() - start:.0f} s -> {args.out}")
+    sweep.main(STUDY, args, {"configs": tuple(args.configs)} if args.configs else {})
 
 
 if __name__ == "__main__":

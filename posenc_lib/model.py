@@ -28,6 +28,7 @@ from autograd import value_and_grad
 from ._checks import (
     check_array,
     check_bool,
+    check_buckets,
     check_choice,
     check_ids,
     check_int,
@@ -35,8 +36,9 @@ from ._checks import (
     described,
     short,
 )
+from ._numerics import plain, stable_log_softmax, stable_softmax
 from .alibi import alibi_bias
-from .attention import _plain, _stable_log_softmax, _stable_softmax, causal_mask
+from .attention import causal_mask
 from .learned import LearnedPositions, table_too_short
 from .rope import (
     YARN_RAMPS,
@@ -47,7 +49,7 @@ from .rope import (
     yarn_frequencies,
 )
 from .sinusoidal import sinusoidal_positions
-from .t5 import _check_buckets, t5_bias_traced, t5_buckets
+from .t5 import t5_bias_traced, t5_buckets
 from .tasks import IGNORE, Task, has_target
 
 # Double precision, so trained results do not depend on the machine. Every CPU's BLAS kernel sums
@@ -148,7 +150,7 @@ class ModelConfig:
                 f"ModelConfig: yarn_beta must be > yarn_alpha, got yarn_alpha={alpha}, "
                 f"yarn_beta={beta}"
             )
-        _check_buckets(
+        check_buckets(
             "ModelConfig",
             self.t5_buckets,
             self.t5_max_distance,
@@ -177,6 +179,34 @@ class ModelConfig:
         return replace(self, **changes)
 
 
+def seed_streams(seed):
+    """Return two independent seed sequences spawned from ``seed``: (parameters, batches).
+
+    `init_params` draws from the first and `train`'s batches from the second, so the initial
+    parameters and the training data never read the same random bits.
+
+    Parameters
+    ----------
+    seed : int
+        The model's seed (at least 0).
+
+    Returns
+    -------
+    parameters, batches : numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> parameters, batches = seed_streams(0)
+    >>> a = np.random.default_rng(parameters).random()
+    >>> b = np.random.default_rng(batches).random()
+    >>> a == np.random.default_rng(seed_streams(0)[0]).random(), a == b
+    (True, False)
+    """
+    seed = check_int("seed_streams", "seed", seed, minimum=0)
+    parameters, batches = np.random.SeedSequence(seed).spawn(2)
+    return parameters, batches
+
+
 def init_params(config, seed=0):
     """Random initial parameters, reproducible from ``seed``.
 
@@ -189,7 +219,8 @@ def init_params(config, seed=0):
     config : ModelConfig
         The model's shape (`parameter_shapes` lists what is drawn).
     seed : int
-        Seeds every draw.
+        Seeds every draw, through the first stream of `seed_streams` (training batches read
+        the second).
 
     Returns
     -------
@@ -203,7 +234,7 @@ def init_params(config, seed=0):
     ((16, 4), 192)
     """
     config = _check_config("init_params", config)
-    rng = np.random.default_rng(check_int("init_params", "seed", seed, minimum=0))
+    rng = np.random.default_rng(seed_streams(check_int("init_params", "seed", seed, minimum=0))[0])
     d, v = config.d_model, config.vocab_size
 
     def matrix(n_in, n_out):
@@ -256,7 +287,7 @@ def _norm(x):
     return centred / anp.sqrt(anp.mean(centred * centred, axis=-1, keepdims=True) + 1e-5)
 
 
-_constant = _plain  # the plain values of a traced array: what the gradient must not flow through
+_constant = plain  # the plain values of a traced array: what the gradient must not flow through
 
 
 def _split_heads(x, b, t, h):
@@ -393,8 +424,8 @@ def parameter_shapes(config):
     return shapes
 
 
-def _check_params(func, params, config, name="params"):
-    params = _plain(params)  # autograd traces the dict itself while it differentiates
+def _check_params(func, params, config, name="params", *, finite=True):
+    params = plain(params)  # autograd traces the dict itself while it differentiates
     if not isinstance(params, dict):
         raise TypeError(
             f"{func}: {name} must be a dict of arrays (from init_params), got {short(params)}"
@@ -410,6 +441,13 @@ def _check_params(func, params, config, name="params"):
             raise ValueError(
                 f"{func}: {name}[{key!r}] must have shape {shape} for this configuration, got "
                 f"{tuple(np.shape(params[key]))}"
+            )
+        values = plain(params[key])
+        if finite and not np.all(np.isfinite(values)):
+            bad = tuple(np.argwhere(~np.isfinite(values))[0].tolist())
+            raise ValueError(
+                f"{func}: {name}[{key!r}] must be finite, got {values[bad]} at index {bad} "
+                f"(a diverged training run, or a table edited by hand?)"
             )
 
 
@@ -494,8 +532,8 @@ def forward(params, tokens, config, *, return_attention=False):
     Raises
     ------
     ValueError
-        For a learned table shorter than T, token ids outside 0 .. V-1, or parameters of
-        another configuration.
+        For a learned table shorter than T, token ids outside 0 .. V-1, parameters of another
+        configuration, or parameters that are not finite (NaN or infinite).
 
     Examples
     --------
@@ -508,7 +546,9 @@ def forward(params, tokens, config, *, return_attention=False):
 
 def _forward(func, params, tokens, config, *, return_attention=False):
     config = _check_config(func, config)
-    _check_params(func, params, config)
+    # The trainer's own forward pass (loss_fn) skips the finiteness scan: its parameters were
+    # checked where they came in, and a diverged run shows in its loss.
+    _check_params(func, params, config, finite=func != "loss_fn")
     tokens = _check_tokens(func, tokens, config)
     return_attention = check_bool(func, "return_attention", return_attention)
     b, t = tokens.shape
@@ -535,7 +575,7 @@ def _forward(func, params, tokens, config, *, return_attention=False):
         if rotation is not None:
             q, k = rope_rotate(q, *rotation), rope_rotate(k, *rotation)
         scores = anp.matmul(q, anp.swapaxes(k, -1, -2)) / float(np.sqrt(config.head_dim)) + bias
-        weights = _stable_softmax(anp.where(visible, scores, -1e9), xp=anp)
+        weights = stable_softmax(anp.where(visible, scores, -1e9), xp=anp)
         if return_attention:
             attention.append(_constant(weights))
         mixed = anp.reshape(anp.transpose(anp.matmul(weights, v), (0, 2, 1, 3)), (b, t, -1))
@@ -558,7 +598,7 @@ def _token_losses(logits, targets, xp=np):
     vocab_size = logits.shape[-1]
     one_hot = np.eye(vocab_size, dtype=DTYPE)[np.where(has_target(targets), targets, 0)]
     one_hot = one_hot * has_target(targets)[..., None]  # no target: a row of zeros
-    return xp.sum(-_stable_log_softmax(logits, xp=xp) * one_hot, axis=-1)
+    return xp.sum(-stable_log_softmax(logits, xp=xp) * one_hot, axis=-1)
 
 
 def _correct(logits, targets):
@@ -736,13 +776,15 @@ def train(
     lr : float
         Adam's step size (betas 0.9, 0.99).
     seed : int
-        Seeds the initial parameters and every training batch.
+        Seeds the initial parameters and the training batches, from independent streams
+        (`seed_streams`).
     snapshot_every : int, optional
         Keep a copy of the parameters every this many steps (and at step 0).
     progress : bool
         Show a progress bar (tqdm.auto: a widget in notebooks, text elsewhere).
     init : dict, optional
-        Start from these parameters (fine-tuning) instead of a fresh initialisation.
+        Start from these parameters (fine-tuning) instead of a fresh initialisation; they are
+        copied as float64.
 
     Returns
     -------
@@ -779,8 +821,13 @@ def train(
     progress = check_bool(func, "progress", progress)
     if init is not None:
         _check_params(func, init, config, name="init")
-    rng = np.random.default_rng(seed)
-    params = init_params(config, seed) if init is None else {k: p.copy() for k, p in init.items()}
+    rng = np.random.default_rng(seed_streams(seed)[1])  # not the initial parameters' stream
+    # Fine-tuning starts from a float64 copy of ``init``, whatever its dtype (the float64 policy).
+    params = (
+        init_params(config, seed)
+        if init is None
+        else {k: np.array(p, dtype=DTYPE) for k, p in init.items()}
+    )
     moment1 = {k: np.zeros_like(p) for k, p in params.items()}
     moment2 = {k: np.zeros_like(p) for k, p in params.items()}
     step_fn = value_and_grad(loss_fn)
@@ -811,23 +858,10 @@ def train(
     return TrainResult(config, params, losses, snapshots, interrupted)
 
 
-class _NoBar:
-    def update(self, n):
-        pass
-
-    def set_postfix(self, **kw):
-        pass
-
-    def close(self):
-        pass
-
-
 def _progress(total, description, show):
-    if not show:
-        return _NoBar()
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=description, leave=False)
+    return tqdm(total=total, desc=description, leave=False, disable=not show)
 
 
 def evaluate_positions(params, config, task, length, *, n_tokens=4096, seed=1234, batch_size=64):

@@ -16,6 +16,8 @@ from functools import lru_cache
 import numpy as np
 
 from ._checks import check_choice, check_int
+from .sweep import binned_curves, names, one_config, select, summarize
+from .tasks import TASKS, chance_level, position_free_levels, position_free_scores
 
 # Okabe and Ito's palette: distinguishable with every common colour-vision deficiency.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
@@ -603,7 +605,7 @@ def set_rope_arrows(arrows, q, k, q_rotated, k_rotated):
         line.set_data([0, vector[0]], [0, vector[1]])
 
 
-# -- the study of chapter 6 ----------------------------------------------------------------------
+# -- the sweeps of chapters 6 and 7 --------------------------------------------------------------
 
 
 def scheme_style(scheme, n=0):
@@ -631,6 +633,14 @@ def scheme_style(scheme, n=0):
     return series_style(SCHEMES.index(scheme) if scheme in SCHEMES else n)
 
 
+# What each metric of the sweeps' records is called on an axis, and what a position holds.
+METRIC_LABELS = {
+    "accuracy": ("accuracy", "tokens"),
+    "loss": ("loss (nats/token)", "tokens"),
+    "bits_per_char": ("bits per character", "characters"),
+}
+
+
 #: How the honest floors and the ceiling are drawn in the study's figures: grey for the floors
 #: (dashed: chance; dash-dotted with crosses: the best rule without positions), black for the best
 #: possible.
@@ -649,15 +659,11 @@ FLOOR_STYLES = {
 
 @lru_cache(maxsize=32)
 def _floor_levels(task_name, lengths, train_len):
-    from .tasks import TASKS, position_free_levels
-
     return position_free_levels(TASKS[task_name](), lengths, train_len)
 
 
 @lru_cache(maxsize=8)
 def _floor_curve(task_name, length):
-    from .tasks import TASKS, position_free_scores
-
     return position_free_scores(TASKS[task_name](), length)
 
 
@@ -694,8 +700,6 @@ def draw_floors(ax, task_name, *, lengths=None, train_len=None, length=None, bin
     ['chance', 'best position-free rule']
     >>> plt.close("all")
     """
-    from .tasks import TASKS, chance_level
-
     task = TASKS[check_choice("draw_floors", "task_name", task_name, tuple(TASKS))]()
     artists = [ax.axhline(chance_level(task), label="chance", zorder=1, **FLOOR_STYLES["chance"])]
     if lengths is not None:
@@ -721,15 +725,21 @@ def draw_floors(ax, task_name, *, lengths=None, train_len=None, length=None, bin
     return artists
 
 
-def plot_results(records, *, config=None, region="unseen", axes=None, legend=True, floors=True):
-    """Metric against evaluation length, one line per scheme (range over seeds shaded).
+def plot_results(
+    records, *, config=None, region="unseen", axes=None, legend=True, floors=True, **criteria
+):
+    """Metric against evaluation length, one panel per task, one line per scheme.
 
-    With ``region="unseen"`` the point at the training length is over all (trained) positions.
+    The mean over seeds is drawn, the range over seeds shaded; a scheme that cannot run at a
+    length has no point there, and one that runs at a single length is drawn larger and
+    hollow. With ``region="unseen"`` the point at the training length is over all (trained)
+    positions. Both chapters' sweeps draw with it (chapter 07 selects a ``mode=``).
 
     Parameters
     ----------
     records : list of dict
-        Study records (`~posenc_lib.experiments.run_study`).
+        Records of a sweep (`~posenc_lib.experiments.load_study`,
+        `~posenc_lib.realtext.load_sweep`).
     config : str, optional
         The configuration to plot (needed when the records hold several).
     region : {"unseen", "all"}
@@ -740,7 +750,9 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
         Draw the legend beside the last panel.
     floors : bool
         Draw each study task's chance level, best position-free rule and best possible loss
-        (`draw_floors`).
+        (`draw_floors`); tasks that are not chapter 6's are left alone.
+    **criteria
+        Further selection of the records (e.g. ``mode="sliding"``), by `~posenc_lib.sweep.select`.
 
     Returns
     -------
@@ -760,15 +772,14 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
     """
     import matplotlib.pyplot as plt
 
-    from .experiments import _names, _one_config, select, summarize
-    from .tasks import TASKS
-
     check_choice("plot_results", "region", region, ("all", "unseen"))
-    config = _one_config(records, config, "plot_results")
-    rows = select(records, config=config, region=None)
-    everywhere, region_summary = summarize(rows, config=config), summarize(rows, region=region)
+    config = one_config(records, config, "plot_results")
+    rows = select(records, config=config, region=None, **criteria)
+    by = ("task", "scheme", "eval_len")
+    everywhere = summarize(rows, by, region="all")
+    region_summary = summarize(rows, by, region=region)
     train_len = rows[0]["train_len"]
-    tasks, schemes = _names(rows, "task"), _names(rows, "scheme")
+    tasks, schemes = names(rows, "task"), names(rows, "scheme")
     lengths = sorted({r["eval_len"] for r in rows})
     metric = {r["task"]: r["metric"] for r in rows}
     if axes is None:
@@ -799,10 +810,10 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
         ax.axvline(train_len, color="0.5", ls=":", lw=1)
         if floors and task in TASKS:
             draw_floors(ax, task, lengths=lengths, train_len=train_len)
+        what, unit = METRIC_LABELS.get(metric[task], (metric[task], "tokens"))
         ax.set_xscale("log", base=2)
         ax.set_xticks(lengths, [str(x) for x in lengths])
-        ax.set_xlabel("evaluation length (tokens)")
-        what = "accuracy" if metric[task] == "accuracy" else "loss (nats/token)"
+        ax.set_xlabel(f"evaluation length ({unit})")
         ax.set_ylabel(
             what
             if region == "all"
@@ -826,7 +837,7 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None, flo
     task : str
         The task to plot.
     config : str, optional
-        The configuration (default: the study's default).
+        The configuration (needed when the curves hold several).
     bin_width : int
         Positions per point.
     ax : matplotlib.axes.Axes, optional
@@ -851,16 +862,14 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None, flo
     """
     import matplotlib.pyplot as plt
 
-    from .experiments import DEFAULT_CONFIG, position_curves, select
-    from .tasks import TASKS
-
     bin_width = check_int("plot_position_curves", "bin_width", bin_width, minimum=1)
-    config = DEFAULT_CONFIG if config is None else config
+    rows = select(curves, task=task, region=None)
+    config = one_config(rows, config, "plot_position_curves")
+    rows = select(rows, config=config, region=None)
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
-    summary = position_curves(curves, task, config=config, bin_width=bin_width)
-    rows = select(curves, task=task, config=config, region=None)
-    for n, (scheme, (x, mean, low, high)) in enumerate(summary.items()):
+    for n, scheme in enumerate(names(rows, "scheme")):
+        x, mean, low, high = binned_curves(select(rows, scheme=scheme), bin_width=bin_width)
         style = scheme_style(scheme, n)
         ax.plot(x, mean, label=scheme, **{**style, "markevery": 4})
         ax.fill_between(x, low, high, color=style["color"], alpha=0.15, lw=0)
@@ -869,7 +878,7 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None, flo
         draw_floors(ax, task, length=rows[0]["eval_len"], bin_width=bin_width)
     metric = rows[0]["metric"]
     ax.set_xlabel(f"query position (bins of {bin_width}; trained on 0..{rows[0]['train_len'] - 1})")
-    ax.set_ylabel("accuracy" if metric == "accuracy" else "loss (nats/token)")
-    ax.set_title(f"{task}, length {rows[0]['eval_len']}, configuration {config}")
+    ax.set_ylabel(METRIC_LABELS.get(metric, (metric,))[0])
+    ax.set_title(f"{task}, length {rows[0]['eval_len']}, configuration {rows[0]['config']}")
     legend_outside(ax)
     return ax

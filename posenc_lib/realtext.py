@@ -14,11 +14,12 @@ L, 2L, 4L, 8L and 16L, two ways:
 Both modes score the same characters of validation text at every length, so every difference in
 the results comes from the model and the mode, not from which text was scored.
 
-    python -m posenc_lib.realtext --out notebooks/data/realtext   # the committed sweep
+    python -m posenc_lib.realtext --out posenc_lib/data/realtext  # the committed sweep
     python -m posenc_lib.realtext --quick --out results/          # one seed
 
 The sweep is resumable as the study's is (``DIR/progress.jsonl``; ``--fresh`` starts over) and
-runs its models in worker processes with one BLAS thread each. It writes, under DIR:
+runs its models in worker processes (or on a Dask cluster, ``--backend dask``) with one BLAS
+thread each. It writes, under DIR:
 
 - results.json: one record per {task, scheme, config, seed, train_len, eval_len, mode, region,
   metric, value}: ``task`` the corpus (``"pydoc-topics"``), ``metric`` ``"bits_per_char"``,
@@ -27,20 +28,21 @@ runs its models in worker processes with one BLAS thread each. It writes, under 
   chapter 6. ``value`` is null where a scheme cannot run (a learned table shorter than eval_len).
 - curves.json: per window position, the summed bits and the number of scored characters, in
   non-overlapping mode at the training length and at the longest length, one record per model.
+- the trained parameters of the witness model (``witness-*.npz``), which a fast test re-scores.
 - results.png: the figure of the results.
-"""
 
-import json
-import math
-import time
-from pathlib import Path
+Each file records its provenance (settings, versions, a hash of the code and of the corpus that
+made it). The sweep is a `~posenc_lib.sweep.Sweep` of the course's experiment engine; the
+committed one lives in the package (``posenc_lib/data/realtext``), where `load_sweep` finds it.
+"""
 
 import numpy as np
 
-from ._checks import check_choice, check_int
-from .corpus import NAME, load_corpus, text_task
-from .experiments import _cell_width, _json_lines, run_jobs, run_resumable, select, sweep_parser
-from .model import SCHEMES, ModelConfig, forward, train
+from . import corpus, sweep
+from ._checks import check_choice, check_ids, check_int
+from .corpus import NAME, bits_per_char, load_corpus, text_task
+from .model import SCHEMES, ModelConfig, forward, length_problem, token_losses, train
+from .sweep import MISSING, names, select, text_table
 from .tasks import IGNORE
 
 TRAIN_LEN = 64
@@ -68,6 +70,7 @@ METRIC = "bits_per_char"
 N_SCORED = 16384  # validation characters scored at every length, in both modes
 START = max(EVAL_LENS)  # the first START characters of validation text are context only
 SLIDING_FRACTION = 4  # sliding windows advance by, and score, 1 / SLIDING_FRACTION of a window
+RECORD_FIELDS = ("task", "scheme", "config", "seed", "train_len")
 PAPER = {
     # Press, Smith and Lewis (ICLR 2022), WikiText-103, trained on 512 tokens: perplexity at
     # 512 / 1012 / 2512 / 15512 tokens, non-overlapping evaluation (None: out of memory).
@@ -227,8 +230,9 @@ def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
 def score(params, config, tokens, targets, *, batch_elements=2**20):
     """Sum the loss in bits, and count scored characters, at each window position.
 
-    Windows are run ``B`` at a time with ``B * T * T <= batch_elements`` (memory of the
-    attention weights).
+    The loss is the model's cross-entropy (`~posenc_lib.model.token_losses`) converted by
+    `~posenc_lib.corpus.bits_per_char`. Windows are run ``B`` at a time with
+    ``B * T * T <= batch_elements`` (memory of the attention weights).
 
     Parameters
     ----------
@@ -250,12 +254,18 @@ def score(params, config, tokens, targets, *, batch_elements=2**20):
     counts : ndarray of int, shape (T,)
         Characters scored at each position.
 
+    Raises
+    ------
+    ValueError
+        If ``tokens`` is not 2-d or ``targets`` does not have its shape.
+
     Examples
     --------
     A freshly initialised model on four chunks of 64 characters of validation text; its bits
     per character are its loss (nats per character, `loss_fn`) divided by ln 2:
 
-    >>> from posenc_lib.model import init_params, loss_fn
+    >>> import math
+    >>> from posenc_lib.model import init_params, loss_fn, region_value
     >>> config = model_config("alibi")
     >>> params = init_params(config)
     >>> tokens, targets = windows(load_corpus().validation, 64, "nonoverlapping", n_scored=256)
@@ -263,26 +273,28 @@ def score(params, config, tokens, targets, *, batch_elements=2**20):
     >>> totals.shape, counts.tolist()[:4], int(counts.sum())
     ((64,), [4, 4, 4, 4], 256)
     >>> nats = float(loss_fn(params, tokens, targets, config))
-    >>> math.isclose(region_bits(totals, counts), nats / math.log(2))
+    >>> math.isclose(region_value(totals, counts), nats / math.log(2))
     True
     >>> one_at_a_time = score(params, config, tokens, targets, batch_elements=64 * 64)
     >>> bool(np.allclose(one_at_a_time[0], totals))
     True
     """
-    tokens, targets = np.asarray(tokens), np.asarray(targets)
+    tokens = check_ids("score", "tokens", tokens, high=config.vocab_size, ndim=2)
+    targets = np.asarray(targets)
+    if targets.shape != tokens.shape:
+        raise ValueError(
+            f"score: targets must have the shape of tokens {tokens.shape} (windows, length), "
+            f"got shape {targets.shape}"
+        )
+    batch_elements = check_int("score", "batch_elements", batch_elements, minimum=1)
     n, t = tokens.shape
     batch = max(1, batch_elements // (t * t))
     totals, counts = np.zeros(t), np.zeros(t, dtype=np.int64)
     for first in range(0, n, batch):
         rows = slice(first, first + batch)
-        logits = forward(params, tokens[rows], config)
-        valid = targets[rows] != IGNORE
-        shifted = logits - logits.max(-1, keepdims=True)
-        log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
-        picked = np.take_along_axis(log_probs, np.where(valid, targets[rows], 0)[..., None], -1)
-        totals -= np.sum(picked[..., 0] * valid, axis=0)
-        counts += valid.sum(axis=0)
-    return totals / math.log(2), counts
+        totals += np.sum(token_losses(forward(params, tokens[rows], config), targets[rows]), 0)
+        counts += np.sum(targets[rows] != IGNORE, axis=0)
+    return bits_per_char(totals), counts
 
 
 def score_text(params, config, ids, length, mode, *, n_scored=N_SCORED, start=START):
@@ -326,39 +338,10 @@ def score_text(params, config, ids, length, mode, *, n_scored=N_SCORED, start=ST
     ...            "nonoverlapping") is None
     True
     """
-    if config.scheme == "learned" and length > config.max_len:
+    if length_problem(config, length):
         return None
     tokens, targets = windows(ids, length, mode, n_scored=n_scored, start=start)
     return score(params, config, tokens, targets)
-
-
-def region_bits(totals, counts, start=0):
-    """Bits per character over window positions >= ``start`` (None if none is scored).
-
-    Parameters
-    ----------
-    totals : ndarray of float, shape (T,)
-        Bits summed at each window position (as `score` returns them).
-    counts : ndarray of int, shape (T,)
-        Characters scored at each window position.
-    start : int
-        The first window position counted (the training length for the region "unseen").
-
-    Returns
-    -------
-    float or None
-        The bits summed over positions ``start`` .. T - 1, divided by the characters scored
-        there; None when no character is scored there.
-
-    Examples
-    --------
-    >>> region_bits(np.array([4.0, 2.0, 3.0]), np.array([2, 1, 1]), start=1)
-    2.5
-    >>> region_bits(np.array([4.0, 0.0]), np.array([2, 0]), start=1) is None
-    True
-    """
-    n = int(np.sum(counts[start:]))
-    return None if n == 0 else float(np.sum(totals[start:]) / n)
 
 
 # -- the sweep --------------------------------------------------------------------------------
@@ -438,60 +421,13 @@ def sweep_jobs(
     ]
 
 
-def _records(job, scored):
-    out = []
-    base = {k: job[k] for k in ("task", "scheme", "config", "seed", "train_len")}
-    for length in job["eval_lens"]:
-        for mode in job["modes"]:
-            regions = ("all",) if length <= job["train_len"] else ("all", "unseen")
-            for region in regions:
-                first = 0 if region == "all" else job["train_len"]
-                value = (
-                    None
-                    if scored[length, mode] is None
-                    else region_bits(*scored[length, mode], first)
-                )
-                out.append(
-                    {
-                        **base,
-                        "eval_len": length,
-                        "mode": mode,
-                        "region": region,
-                        "metric": METRIC,
-                        "value": value,
-                    }
-                )
-    return out
-
-
-def _curves(job, scored):
-    base = {k: job[k] for k in ("task", "scheme", "config", "seed", "train_len")}
-    out = []
-    for length in sorted({job["train_len"], max(job["eval_lens"])}):
-        if scored[length, "nonoverlapping"] is None:
-            continue
-        totals, counts = scored[length, "nonoverlapping"]
-        out.append(
-            {
-                **base,
-                "eval_len": length,
-                "mode": "nonoverlapping",
-                "metric": METRIC,
-                "totals": [round(float(v), 3) for v in totals],
-                "counts": [int(c) for c in counts],
-            }
-        )
-    return out
-
-
-def train_and_score(job, *, progress=False, keep_model=False):
+def train_and_score(job, *, progress=False):
     """Train the model one job describes and score it on validation text.
 
     Scored at every evaluation length in both modes.
 
-    Returns {"job", "records", "curves", "train_bits"} (``train_bits``: the mean training loss
-    of the last 50 steps, in bits per character), and "result" (the TrainResult) with
-    ``keep_model``.
+    Returns {"job", "records", "curves", "train_bits", "result"} (``train_bits``: the mean
+    training loss of the last 50 steps, in bits per character; "result": the TrainResult).
 
     Parameters
     ----------
@@ -499,8 +435,6 @@ def train_and_score(job, *, progress=False, keep_model=False):
         One of `sweep_jobs`'s jobs.
     progress : bool
         Show a progress bar of the training steps.
-    keep_model : bool
-        Add the trained model (the `TrainResult`) to the output under "result".
 
     Returns
     -------
@@ -508,14 +442,14 @@ def train_and_score(job, *, progress=False, keep_model=False):
         ``job``; ``records``, the results.json records of the model (one per evaluation
         length, mode and region); ``curves``, its curves.json records (non-overlapping, at the
         training length and at the longest evaluation length, each where the model can run);
-        ``train_bits``; and ``result`` with ``keep_model``.
+        ``train_bits``; and ``result``, the trained model (the engine does not write it).
 
     Examples
     --------
     A two-step model trained at 8 characters, scored at 8 and 16:
 
     >>> job = sweep_jobs(("alibi",), (0,), steps=2, train_len=8, eval_lens=(8, 16), n_scored=64)
-    >>> out = train_and_score(job[0], keep_model=True)
+    >>> out = train_and_score(job[0])
     >>> sorted(out), type(out["result"]).__name__
     (['curves', 'job', 'records', 'result', 'train_bits'], 'TrainResult')
     >>> [(r["eval_len"], r["mode"], r["region"]) for r in out["records"]]
@@ -549,26 +483,33 @@ def train_and_score(job, *, progress=False, keep_model=False):
         for n in job["eval_lens"]
         for mode in job["modes"]
     }
-    out = {
+    base = {k: job[k] for k in RECORD_FIELDS}
+    curves = [
+        sweep.curve_record(
+            base,
+            {"eval_len": n, "mode": "nonoverlapping"},
+            METRIC,
+            *scored[n, "nonoverlapping"],
+            digits=3,
+        )
+        for n in sorted({job["train_len"], max(job["eval_lens"])})
+        if scored[n, "nonoverlapping"] is not None
+    ]
+    return {
         "job": job,
-        "records": _records(job, scored),
-        "curves": _curves(job, scored),
-        "train_bits": float(np.mean(result.losses[-50:]) / math.log(2)),
+        "records": sweep.region_records(base, scored, job["train_len"], METRIC, keys=("mode",)),
+        "curves": curves,
+        "train_bits": float(bits_per_char(np.mean(result.losses[-50:]))),
+        "result": result,
     }
-    if keep_model:
-        out["result"] = result
-    return out
 
 
-def _run_job(job):
+def _run(job):
+    """Run `train_and_score` on ``job``, looked up when called (tests replace it)."""
     return train_and_score(job)
 
 
-def _run_job_keeping_model(job):
-    return train_and_score(job, keep_model=True)
-
-
-def run_models(schemes=SCHEMES, seeds=(0,), *, workers=1, progress=True, **options):
+def run_models(schemes=SCHEMES, seeds=(0,), *, workers=1, backend="loky", progress=True, **options):
     """Train and score models now, in parallel with ``workers`` > 1 (one BLAS thread each).
 
     ``options`` are `sweep_jobs` arguments (steps, train_len, eval_lens, n_scored). Returns
@@ -582,6 +523,8 @@ def run_models(schemes=SCHEMES, seeds=(0,), *, workers=1, progress=True, **optio
         One model per scheme and seed.
     workers : int
         Worker processes (1: train in this process).
+    backend : {"loky", "dask"}
+        Local processes, or the Dask cluster of the current ``dask.distributed.Client``.
     progress : bool
         Show a progress bar of the models trained.
     **options
@@ -603,18 +546,19 @@ def run_models(schemes=SCHEMES, seeds=(0,), *, workers=1, progress=True, **optio
     >>> summarize(records)[("learned", 16)] is None  # a table of 8 rows cannot run at 16
     True
     """
-    outputs = run_jobs(
+    outputs = sweep.run_jobs(
         sweep_jobs(schemes, seeds, **options),
+        _run,
         workers=workers,
+        backend=backend,
         progress=progress,
         keep_models=True,
-        runner=_run_job_keeping_model,
     )
     records = [r for o in outputs for r in o["records"]]
     return records, {(o["job"]["scheme"], o["job"]["seed"]): o["result"] for o in outputs}
 
 
-def run_sweep(out, *, workers=2, progress=True, fresh=False, **options):
+def run_sweep(out, *, workers=2, backend="loky", progress=True, fresh=False, **options):
     """Run the sweep (`sweep_jobs` with ``options``), resumable, into the directory ``out``.
 
     Returns {"results": path, "curves": path}.
@@ -625,6 +569,8 @@ def run_sweep(out, *, workers=2, progress=True, fresh=False, **options):
         The directory for results.json, curves.json and progress.jsonl (made if missing).
     workers : int
         Worker processes, one BLAS thread each (1: train in this process).
+    backend : {"loky", "dask"}
+        Local processes, or the Dask cluster of the current ``dask.distributed.Client``.
     progress : bool
         Show a progress bar of the models trained.
     fresh : bool
@@ -642,6 +588,7 @@ def run_sweep(out, *, workers=2, progress=True, fresh=False, **options):
     Examples
     --------
     >>> import tempfile
+    >>> from pathlib import Path
     >>> tiny = {"schemes": ("none", "alibi"), "seeds": (0,), "steps": 2, "train_len": 8,
     ...         "eval_lens": (8, 16), "n_scored": 64}
     >>> with tempfile.TemporaryDirectory() as out:
@@ -655,35 +602,19 @@ def run_sweep(out, *, workers=2, progress=True, fresh=False, **options):
     >>> len(records), len(curves), same
     (12, 4, True)
     """
-    out = Path(out)
-    progress_file = out / "progress.jsonl"
-    if fresh and progress_file.exists():
-        progress_file.unlink()
-    outputs = run_jobs(
-        sweep_jobs(**options),
-        workers=workers,
-        progress=progress,
-        progress_file=progress_file,
-        runner=_run_job,
+    return sweep.run_sweep(
+        REALTEXT, out, workers=workers, backend=backend, progress=progress, fresh=fresh, **options
     )
-    rows = {
-        "results": [r for o in outputs for r in o["records"]],
-        "curves": [c for o in outputs for c in o["curves"]],
-    }
-    paths = {name: out / f"{name}.json" for name in rows}
-    for name, path in paths.items():
-        path.write_text(_json_lines(rows[name]))
-    return paths
 
 
-def load_sweep(directory):
-    """Read (records, curves) from a directory `run_sweep` wrote.
+def load_sweep(directory=None):
+    """Read (records, curves) of the real-text sweep.
 
     Parameters
     ----------
-    directory : str or Path
-        Holds results.json and curves.json (e.g. ``notebooks/data/realtext``, the committed
-        sweep).
+    directory : str or Path, optional
+        A directory `run_sweep` wrote; default: the committed sweep, inside the installed
+        package (``posenc_lib/data/realtext``), so the chapter runs from any directory.
 
     Returns
     -------
@@ -695,9 +626,7 @@ def load_sweep(directory):
 
     Examples
     --------
-    >>> import posenc_lib
-    >>> committed = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "realtext"
-    >>> records, curves = load_sweep(committed)
+    >>> records, curves = load_sweep()
     >>> len(records)  # 18 models x (2 records at L + 4 at each of 2L, 4L, 8L, 16L)
     324
     >>> len(curves)  # 18 models x (L, 16L), but a learned table cannot run at 16L
@@ -706,8 +635,7 @@ def load_sweep(directory):
     ['config', 'eval_len', 'metric', 'mode', 'region', 'scheme', 'seed', 'task', 'train_len',
      'value']
     """
-    directory = Path(directory)
-    return tuple(json.loads((directory / f"{n}.json").read_text()) for n in ("results", "curves"))
+    return sweep.load_sweep_files(REALTEXT, directory)
 
 
 # -- reading the results ------------------------------------------------------------------------
@@ -742,27 +670,13 @@ def summarize(records, *, mode="nonoverlapping", region="all"):
 
     On the committed sweep, where a learned table of 64 rows cannot run at 128:
 
-    >>> import posenc_lib
-    >>> committed = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "realtext"
-    >>> summary = summarize(load_sweep(committed)[0])
+    >>> summary = summarize(load_sweep()[0])
     >>> len(summary), summary[("learned", 128)] is None
     (30, True)
     """
     check_choice("summarize", "mode", mode, MODES)
     check_choice("summarize", "region", region, ("all", "unseen"))
-    groups = {}
-    for r in select(records, mode=mode, region=region):
-        groups.setdefault((r["scheme"], r["eval_len"]), []).append(r["value"])
-    return {
-        key: None
-        if any(v is None for v in values)
-        else (float(np.mean(values)), float(np.min(values)), float(np.max(values)))
-        for key, values in groups.items()
-    }
-
-
-def _names(records, key):
-    return list(dict.fromkeys(r[key] for r in records))
+    return sweep.summarize(records, ("scheme", "eval_len"), mode=mode, region=region)
 
 
 def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
@@ -791,9 +705,7 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
     The committed sweep: ALiBi's bits per character stay flat up to 16 times the training
     length.
 
-    >>> import posenc_lib
-    >>> committed = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "realtext"
-    >>> print(results_table(load_sweep(committed)[0]))
+    >>> print(results_table(load_sweep()[0]))
     bits per character, non-overlapping chunks, mean (min-max) over 3 seeds
     scheme                 L = 64         2L = 128         4L = 256         8L = 512       16L = 1024
     none         3.51 (3.51-3.53) 3.61 (3.60-3.64) 3.72 (3.69-3.74) 3.80 (3.77-3.82) 3.87 (3.85-3.90)
@@ -809,93 +721,26 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
     lengths = sorted({r["eval_len"] for r in rows})
     seeds = len({r["seed"] for r in rows})
     label = {n: f"{n // train_len}L = {n}" if n != train_len else f"L = {n}" for n in lengths}
-    width = _cell_width(digits, label.values())
-    lines = [
-        f"bits per character, {MODE_NAMES[mode]}, "
-        f"mean (min-max) over {seeds} seed{'s' if seeds > 1 else ''}",
-        f"{'scheme':<12}" + "".join(f"{label[n]:>{width}}" for n in lengths),
-    ]
-    for scheme in _names(rows, "scheme"):
-        cells = []
-        for n in lengths:
-            value = summary.get((scheme, n), "missing")
-            if value == "missing" and region == "unseen" and n == train_len:
-                value = summarize(records, mode=mode)[scheme, n]
-            cells.append(
-                "cannot run"
-                if value is None
-                else f"{value[0]:.{digits}f} ({value[1]:.{digits}f}-{value[2]:.{digits}f})"
-            )
-        lines.append(f"{scheme:<12}" + "".join(f"{c:>{width}}" for c in cells))
-    return "\n".join(lines)
-
-
-def plot_bits_per_char(records, ax, *, mode="nonoverlapping", region="all", legend=True):
-    """Plot bits per character against evaluation length, one line per scheme.
-
-    The range over seeds is shaded; a scheme that cannot run at a length has no point there.
-    Returns the lines.
-
-    Parameters
-    ----------
-    records : list of dict
-        Records of results.json (`load_sweep`, `run_models`).
-    ax : matplotlib.axes.Axes
-        Where to draw; the evaluation lengths are set as ticks of a log2 x axis, and the
-        training length is marked by a dotted vertical line.
-    mode : {"nonoverlapping", "sliding"}
-        The evaluation mode drawn.
-    region : {"all", "unseen"}
-        The region drawn.
-    legend : bool
-        Put a legend to the right of the axes (`legend_outside`).
-
-    Returns
-    -------
-    list of matplotlib.lines.Line2D
-        One line per scheme, in the order of the records.
-
-    Examples
-    --------
-    >>> from matplotlib.figure import Figure
-    >>> import posenc_lib
-    >>> committed = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "realtext"
-    >>> ax = Figure().add_subplot()
-    >>> lines = plot_bits_per_char(load_sweep(committed)[0], ax)
-    >>> [(line.get_label(), len(line.get_xdata())) for line in lines]
-    [('none', 5), ('sinusoidal', 5), ('learned', 1), ('rope', 5), ('alibi', 5), ('t5', 5)]
-    >>> ax.get_xscale(), ax.get_legend() is not None
-    ('log', True)
-    """
-    from .plots import legend_outside, series_style
-
-    summary = summarize(records, mode=mode, region=region)
-    rows = select(records, mode=mode, region=None)
-    train_len = rows[0]["train_len"]
-    lengths = sorted({r["eval_len"] for r in rows})
-    lines = []
-    for k, scheme in enumerate(_names(rows, "scheme")):
-        points = [(n, summary.get((scheme, n))) for n in lengths]
-        points = [(n, v) for n, v in points if v is not None]
-        style = series_style(k)
-        (line,) = ax.plot([n for n, _ in points], [v[0] for _, v in points], label=scheme, **style)
-        ax.fill_between(
-            [n for n, _ in points],
-            [v[1] for _, v in points],
-            [v[2] for _, v in points],
-            color=style["color"],
-            alpha=0.2,
-            lw=0,
+    everywhere = summarize(records, mode=mode)
+    rows_out = [
+        (
+            scheme,
+            [
+                everywhere.get((scheme, n), MISSING)
+                if region == "unseen" and n == train_len
+                else summary.get((scheme, n), MISSING)
+                for n in lengths
+            ],
         )
-        lines.append(line)
-    ax.axvline(train_len, color="0.5", ls=":", lw=1)
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(lengths, [str(n) for n in lengths])
-    ax.set_xlabel("evaluation length (characters)")
-    ax.set_ylabel("bits per character")
-    if legend:
-        legend_outside(ax)
-    return lines
+        for scheme in names(rows, "scheme")
+    ]
+    heading = (
+        f"bits per character, {MODE_NAMES[mode]}, "
+        f"mean (min-max) over {seeds} seed{'s' if seeds > 1 else ''}"
+    )
+    return "\n".join(
+        [heading, *text_table("scheme", [label[n] for n in lengths], rows_out, digits=digits)]
+    )
 
 
 def position_bits(curves, scheme, eval_len, *, bin_width=1):
@@ -933,10 +778,7 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1):
 
     ALiBi at 16 times its training length, in quarters of the window (committed sweep):
 
-    >>> import posenc_lib
-    >>> committed = Path(posenc_lib.__file__).parents[1] / "notebooks" / "data" / "realtext"
-    >>> centres, mean, low, high = position_bits(load_sweep(committed)[1], "alibi", 1024,
-    ...                                          bin_width=256)
+    >>> centres, mean, low, high = position_bits(load_sweep()[1], "alibi", 1024, bin_width=256)
     >>> centres.tolist(), bool(np.all((low <= mean) & (mean <= high)))
     ([127.5, 383.5, 639.5, 895.5], True)
     """
@@ -944,16 +786,88 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1):
     rows = [c for c in curves if c["scheme"] == scheme and c["eval_len"] == eval_len]
     if not rows:
         raise ValueError(f"position_bits: no curve of {scheme!r} at eval_len={eval_len}")
-    values = []
-    for r in rows:
-        totals, counts = np.asarray(r["totals"], float), np.asarray(r["counts"], float)
-        n_bins = len(totals) // bin_width
-        t = totals[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
-        c = counts[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
-        values.append(t / np.maximum(c, 1))
-    values = np.array(values)
-    centres = np.arange(values.shape[1]) * bin_width + (bin_width - 1) / 2
-    return centres, values.mean(0), values.min(0), values.max(0)
+    return sweep.binned_curves(rows, bin_width=bin_width)
+
+
+def report(records, out):
+    """Draw out/results.png (both modes side by side) and return the tables of both modes.
+
+    Parameters
+    ----------
+    records : list of dict
+        The records of results.json.
+    out : Path
+        The sweep's directory.
+
+    Returns
+    -------
+    str
+        A `results_table` per mode.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import matplotlib
+    >>> with tempfile.TemporaryDirectory() as out, matplotlib.rc_context():
+    ...     text = report(load_sweep()[0], Path(out))
+    ...     drawn = (Path(out) / "results.png").exists()
+    >>> text.splitlines()[0], drawn
+    ('bits per character, non-overlapping chunks, mean (min-max) over 3 seeds', True)
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .plots import plot_results, use_house_style
+
+    use_house_style()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained", sharey=True)
+    for ax, mode in zip(axes, MODES, strict=True):
+        plot_results(records, mode=mode, region="all", axes=[ax], legend=mode == MODES[-1])
+        ax.set_title(MODE_NAMES[mode])
+    fig.savefig(out / "results.png", dpi=80)
+    plt.close(fig)
+    return "\n\n".join(results_table(records, mode=mode) for mode in MODES) + "\n"
+
+
+# The full sweep, as committed: every scheme, three seeds.
+FULL = {
+    "schemes": SCHEMES,
+    "seeds": SEEDS,
+    "steps": STEPS,
+    "train_len": TRAIN_LEN,
+    "eval_lens": EVAL_LENS,
+    "n_scored": N_SCORED,
+}
+REALTEXT = sweep.Sweep(
+    name="realtext",
+    module="posenc_lib.realtext",
+    jobs=sweep_jobs,
+    run=_run,
+    files={"results": "records", "curves": "curves"},
+    options=FULL,
+    quick={"seeds": (0,)},
+    tiny={
+        "schemes": ("none", "learned", "alibi"),
+        "seeds": (0,),
+        "steps": 3,
+        "train_len": 8,
+        "eval_lens": (8, 16),
+        "n_scored": 64,
+    },
+    settings={"model": MODEL, "train": TRAIN, "sliding_fraction": SLIDING_FRACTION},
+    code_roots=(
+        "posenc_lib.realtext:train_and_score",
+        "posenc_lib.realtext:sweep_jobs",
+        "posenc_lib.realtext:FULL",
+        "posenc_lib.sweep:write_sweep",
+    ),
+    inputs=(corpus.CORPUS_FILE,),
+    witnesses=({"scheme": "sinusoidal", "seed": 0},),
+    report=report,
+)
 
 
 # -- command line ----------------------------------------------------------------------------
@@ -979,6 +893,7 @@ def main(argv=None):
     The seconds-long smoke run (``--tiny``: 3 schemes, 3 steps, trained at 8 characters):
 
     >>> import contextlib, io, tempfile
+    >>> from pathlib import Path
     >>> import matplotlib
     >>> with tempfile.TemporaryDirectory() as out, matplotlib.rc_context():
     ...     with contextlib.redirect_stdout(io.StringIO()) as printed:
@@ -992,46 +907,8 @@ def main(argv=None):
     >>> "cannot run" in printed.getvalue()  # the learned table at 16 characters
     True
     """
-    parser = sweep_parser(
-        "python -m posenc_lib.realtext",
-        __doc__.split("\n\n")[0],
-        "seed 0 only (6 models)",
-        seeds=SEEDS,
-        steps=STEPS,
-    )
-    args = parser.parse_args(argv)
-    options = {"seeds": tuple(range(args.seeds)), "steps": args.steps}
-    if args.quick:
-        options["seeds"] = (0,)
-    if args.tiny:
-        options.update(
-            schemes=("none", "learned", "alibi"),
-            seeds=(0,),
-            steps=3,
-            train_len=8,
-            eval_lens=(8, 16),
-            n_scored=64,
-        )
-    start = time.perf_counter()
-    records = run_resumable(run_sweep, args, **options)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .plots import use_house_style
-
-    use_house_style()
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained", sharey=True)
-    for ax, mode in zip(axes, MODES, strict=True):
-        plot_bits_per_char(records, ax, mode=mode, legend=mode == MODES[-1])
-        ax.set_title(MODE_NAMES[mode])
-    fig.savefig(args.out / "results.png", dpi=80)
-    plt.close(fig)
-    for mode in MODES:
-        print(results_table(records, mode=mode))
-        print()
-    print(f"{len(records)} records in {time.perf_counter() - start:.0f} s -> {args.out}")
+    parser = sweep.parser(REALTEXT, __doc__.split("\n\n")[0], "seed 0 only (6 models)")
+    sweep.main(REALTEXT, parser.parse_args(argv), {})
 
 
 if __name__ == "__main__":

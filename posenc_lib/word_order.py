@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import check_array, check_bool, check_int, short
-from .attention import _check_weights, causal_mask, self_attention
+from ._checks import check_array, check_bool, check_int, check_weights, short
+from .attention import causal_mask, self_attention
 from .sinusoidal import sinusoidal_positions
 
 
@@ -208,7 +208,7 @@ def compare_orders(sentence_a, sentence_b, w_q, w_k, w_v, *, positions=False, ca
         if positions:
             x = x + sinusoidal_positions(len(words), d_model)
         mask = causal_mask(len(words)) if causal else None
-        _check_weights(func, x, w_q, w_k, w_v)  # errors name the function called, not ours
+        check_weights(func, x, w_q, w_k, w_v)  # errors name the function called, not ours
         out, w = self_attention(x, w_q, w_k, w_v, mask=mask)
         outs.append(out)
         weights.append(w)

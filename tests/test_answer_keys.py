@@ -27,7 +27,6 @@ from posenc_lib.tasks import lookback
 
 ROOT = Path(__file__).resolve().parents[1]
 
-STUDY = Path(__file__).resolve().parents[1] / "notebooks" / "data" / "study"
 CHOICES = [(chapter, e) for chapter, e in all_exercises() if isinstance(e, ChoiceExercise)]
 
 
@@ -110,7 +109,7 @@ def _():
 
 @evidence("flat_line")
 def _():
-    records = load_study(STUDY)[0]
+    records = load_study()[0]
     summary = summarize(records, config="4x8+mlp")
     alibi = [summary[("lookback-3", "alibi", n)][0] for n in (32, 64, 128, 256)]
     best = max(summary[("lookback-3", s, 32)][0] for s in ("sinusoidal", "learned", "rope"))
@@ -129,7 +128,7 @@ def _():
 def _():
     from posenc_lib import realtext
 
-    records, _ = realtext.load_sweep(ROOT / "notebooks" / "data" / "realtext")
+    records, _ = realtext.load_sweep()
     chunks, sliding = (realtext.summarize(records, mode=m) for m in ("nonoverlapping", "sliding"))
 
     def better(scheme):

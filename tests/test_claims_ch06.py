@@ -1,10 +1,9 @@
 """Chapter 06's claims, kept as tests: every qualitative sentence its prose makes about a result is
-recomputed here from the committed study (notebooks/data/study, fast) with the library; the claims
+recomputed here from the committed study (posenc_lib/data/study, fast) with the library; the claims
 about the live models (section 2's reproduction, section 6's mechanism, section 8's heatmaps) train
 those six models once (marked slow). Each docstring names the chapter and the sentence."""
 
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,14 +28,13 @@ from posenc_lib.tasks import (
     position_free_scores,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "notebooks" / "data" / "study"
 WIDE, ONE, DEEP = "4x8+mlp", "1x32", "2L-4x8+mlp+bos"
 CHANCE = 1 / 16
 
 
 @pytest.fixture(scope="module")
 def study():
-    return experiments.load_study(DATA)
+    return experiments.load_study()
 
 
 def mean(summary, task, scheme, length):
@@ -470,7 +468,7 @@ def test_only_the_fastest_pair_turns_within_the_training_length():
     and RoPE does better on unseen positions at 64 tokens in 1x32 than in 4x8+mlp on every task."""
     assert pairs_completing_a_turn(8, 32).tolist() == [0]
     assert pairs_completing_a_turn(32, 32).tolist() == [0, 1, 2]
-    records = experiments.load_study(DATA)[0]
+    records = experiments.load_study()[0]
     one, wide = (summarize(records, config=c, region="unseen") for c in (ONE, WIDE))
     for task in ("lookback-3", "recent-marker"):
         assert mean(one, task, "rope", 64) > mean(wide, task, "rope", 64) + 0.25

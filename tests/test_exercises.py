@@ -830,7 +830,7 @@ def _():
         _, targets = windows(ids, 128, mode, n_scored=1024, start=1024)
         positions = np.nonzero(targets >= 0)[1]
         assert np.mean(positions >= 64) == unseen_share  # positions training never showed
-    records, _ = load_sweep(ROOT / "notebooks" / "data" / "realtext")
+    records, _ = load_sweep()
     chunks, sliding = (summarize_text(records, mode=m)["sinusoidal", 128][0] for m in MODES)
     assert chunks < sliding
     return "Non-overlapping"

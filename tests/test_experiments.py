@@ -1,14 +1,15 @@
 """The study: record schema (regions, configurations), per-position curves, resumable sweeps,
-one BLAS thread per worker, results independent of the worker count, the command line."""
+one BLAS thread per worker, results independent of the worker count and backend (local
+processes or a Dask cluster), the command line."""
 
 import json
-import os
 import re
+import time
 
 import numpy as np
 import pytest
 
-from posenc_lib import experiments
+from posenc_lib import experiments, sweep
 from posenc_lib.experiments import (
     extrapolation_gap,
     position_curves,
@@ -72,16 +73,21 @@ def test_results_do_not_depend_on_the_number_of_workers():
     assert [o["job"] for o in two] == jobs  # outputs come back in job order
 
 
+def blas_threads(job):
+    """A runner that reports the BLAS threads of the process it runs in."""
+    from threadpoolctl import threadpool_info
+
+    threads = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+    return {"job": job, "result": None, "threads": sorted(threads)}
+
+
 def test_each_worker_process_uses_one_blas_thread():
-    before = dict(os.environ)
-    pool = experiments.worker_pool(2)
-    try:
-        seen = pool.map(experiments._worker_blas_setting, range(4))
-    finally:
-        pool.terminate()
-        pool.join()
-    assert all(v == "1" for setting in seen for v in setting.values())
-    assert dict(os.environ) == before  # this process's own setting is untouched
+    jobs = [{"n": n} for n in range(4)]
+    outputs = sweep.run_jobs(jobs, blas_threads, workers=2, progress=False)
+    assert [o["job"] for o in outputs] == jobs
+    assert all(o["threads"] in ([], [1]) for o in outputs)  # [] where numpy has no BLAS pool
+    in_process = sweep.run_jobs(jobs[:1], blas_threads, workers=1, progress=False)
+    assert in_process[0]["threads"] in ([], [1])  # the limit holds in this process too
 
 
 def test_kept_models_cannot_be_resumed_from_a_progress_file_so_asking_for_both_is_refused(tmp_path):
@@ -134,9 +140,8 @@ def test_a_changed_setting_is_not_mistaken_for_a_finished_model(tmp_path):
 
 def test_the_command_line_writes_results_curves_and_a_figure(tmp_path, capsys):
     experiments.main(["--tiny", "--out", str(tmp_path), "--workers", "1", "--no-progress"])
-    records = json.loads((tmp_path / "results.json").read_text())
-    curves = json.loads((tmp_path / "curves.json").read_text())
-    assert json.loads((tmp_path / "extension.json").read_text()) == []
+    records, curves, extension = experiments.load_study(tmp_path)
+    assert extension == []
     assert {r["scheme"] for r in records} == {"none", "learned", "t5"}
     assert {r["region"] for r in records} == {"all", "unseen"}
     assert all(set(r) == RECORD_KEYS for r in records)
@@ -146,7 +151,10 @@ def test_the_command_line_writes_results_curves_and_a_figure(tmp_path, capsys):
     assert "lookback-3" in out and "cannot run" in out and "L=8 (trained)" in out
     # rerunning finds every model done and rewrites the same results
     experiments.main(["--tiny", "--out", str(tmp_path), "--workers", "1", "--no-progress"])
-    assert json.loads((tmp_path / "results.json").read_text()) == records
+    assert experiments.load_study(tmp_path)[0] == records
+    stamp = sweep.load_provenance(tmp_path / "results.json")
+    assert stamp["settings"]["options"]["steps"] == 5  # the settings it was made with
+    assert stamp["code"] == sweep.code_hash(experiments.STUDY.code_roots)
 
 
 def test_the_quick_sweep_covers_every_scheme_task_and_region():
@@ -259,12 +267,74 @@ def test_an_interrupted_command_says_what_it_kept_and_how_to_continue(
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(experiments, "run_sweep", interrupted)
+    monkeypatch.setattr(sweep, "run_sweep", interrupted)
     with pytest.raises(SystemExit) as stop:
         experiments.main(["--tiny", "--out", str(tmp_path), "--no-progress"])
     assert stop.value.code == 130
     out = capsys.readouterr().out
     assert "interrupted: 2 finished models are kept" in out and "run the same command again" in out
+
+
+@pytest.fixture
+def local_dask_cluster():
+    distributed = pytest.importorskip(
+        "dask.distributed",
+        reason="dask is not installed: pip install 'posenc-lib[cluster]' (the test extra has it)",
+    )
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+@pytest.mark.slow
+def test_the_quick_study_runs_on_a_dask_cluster_with_the_results_of_local_processes(
+    local_dask_cluster, tmp_path
+):
+    quick = {**experiments.FULL, **experiments.STUDY.quick}
+    start = time.perf_counter()
+    on_cluster = experiments.run_sweep(tmp_path / "dask", backend="dask", progress=False, **quick)
+    dask_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    local = experiments.run_sweep(tmp_path / "loky", workers=2, progress=False, **quick)
+    local_seconds = time.perf_counter() - start
+    print(f"quick study: dask LocalCluster {dask_seconds:.0f} s, loky {local_seconds:.0f} s")
+    for name in ("results", "curves"):
+        assert sweep.load_records(on_cluster[name]) == sweep.load_records(local[name])
+    assert len(sweep.load_records(local["results"])) == 18 * 7
+
+
+def test_a_tiny_sweep_on_a_dask_cluster_resumes_from_its_progress_file(
+    local_dask_cluster, tmp_path
+):
+    jobs = tiny_jobs(schemes=("none", "rope"))
+    log = tmp_path / "progress.jsonl"
+    on_cluster = run_jobs(jobs, backend="dask", progress=False, progress_file=log)
+    assert [o["job"] for o in on_cluster] == jobs
+    assert [o["records"] for o in on_cluster] == [
+        o["records"] for o in run_jobs(jobs, progress=False)
+    ]
+    resumed = sweep.run_jobs(jobs, None, backend="dask", progress=False, progress_file=log)
+    assert resumed == on_cluster  # nothing ran again (the runner None would fail)
+
+
+@pytest.mark.slow
+def test_the_command_line_runs_on_a_local_dask_cluster(tmp_path, capsys):
+    pytest.importorskip(
+        "dask.distributed",
+        reason="dask is not installed: pip install 'posenc-lib[cluster]' (the test extra has it)",
+    )
+    experiments.main(
+        ["--tiny", "--backend", "dask", "--workers", "2", "--out", str(tmp_path), "--no-progress"]
+    )
+    local = experiments.run_sweep(
+        tmp_path / "local", workers=1, progress=False, **experiments.STUDY.tiny
+    )
+    assert experiments.load_study(tmp_path)[0] == sweep.load_records(local["results"])
+    assert "configuration 4x8+mlp" in capsys.readouterr().out
 
 
 def test_paired_differences_pair_only_models_trained_on_the_same_seed():

@@ -2,7 +2,6 @@
 equal to the training loss, records in the study's format with the mode, a resumable sweep whose
 results do not depend on the number of workers, the command line, the table and the figure."""
 
-import json
 import math
 import re
 import subprocess
@@ -11,13 +10,13 @@ import sys
 import numpy as np
 import pytest
 
-from posenc_lib import realtext
+from posenc_lib import realtext, sweep
 from posenc_lib.corpus import load_corpus
-from posenc_lib.model import init_params, loss_fn
+from posenc_lib.model import init_params, loss_fn, region_value
+from posenc_lib.plots import plot_results
 from posenc_lib.realtext import (
     MODES,
     model_config,
-    region_bits,
     results_table,
     score,
     score_text,
@@ -124,9 +123,22 @@ def test_scored_bits_per_character_equal_the_training_loss_in_bits(scheme, mode)
     config = model_config(scheme)
     params = init_params(config, 3)
     tokens, targets = windows(load_corpus().validation, 64, mode, n_scored=512, start=64)
-    bits = region_bits(*score(params, config, tokens, targets))
+    bits = region_value(*score(params, config, tokens, targets))
     nats = float(loss_fn(params, tokens, targets, config))
     assert bits == pytest.approx(nats / math.log(2), abs=1e-12)
+
+
+def test_score_refuses_one_dimensional_tokens_and_targets_of_another_shape():
+    config = model_config("alibi")
+    params = init_params(config)
+    tokens, targets = windows(load_corpus().validation, 8, "nonoverlapping", n_scored=16, start=8)
+    with pytest.raises(ValueError, match=r"score: tokens must have 2 axes, got .*shape \(16,\)"):
+        score(params, config, tokens.ravel(), targets.ravel())
+    with pytest.raises(
+        ValueError,
+        match=r"score: targets must have the shape of tokens \(2, 8\).*got shape \(2, 7\)",
+    ):
+        score(params, config, tokens, targets[:, 1:])
 
 
 def test_small_batches_score_what_one_batch_scores():
@@ -148,7 +160,7 @@ def test_a_learned_table_cannot_run_past_its_rows():
 
 def test_an_untrained_model_pays_about_log2_of_the_vocabulary():
     config = model_config("none")
-    bits = region_bits(
+    bits = region_value(
         *score_text(init_params(config), config, load_corpus().validation, 64, "nonoverlapping")
     )
     assert abs(bits - math.log2(103)) < 1.5
@@ -221,7 +233,7 @@ def test_a_rerun_resumes_from_the_progress_file_and_trains_nothing_again(tiny_sw
     def fail(job):
         raise AssertionError(f"trained again: {job}")
 
-    monkeypatch.setattr(realtext, "_run_job", fail)
+    monkeypatch.setattr(realtext, "train_and_score", fail)
     realtext.run_sweep(
         out, schemes=("none", "learned", "alibi"), seeds=(0,), workers=1, progress=False, **TINY
     )
@@ -240,7 +252,7 @@ def test_results_do_not_depend_on_the_number_of_workers(tiny_sweep, tmp_path):
         progress=False,
         **TINY,
     )
-    again = json.loads(parallel["results"].read_text())
+    again = sweep.load_records(parallel["results"])
     assert [r["value"] for r in again] == pytest.approx([r["value"] for r in records], abs=1e-9)
 
 
@@ -325,7 +337,7 @@ def test_summaries_table_and_figure_read_the_records(tiny_sweep):
     with plt.rc_context():  # the house style changes global defaults; keep them to this test
         use_house_style()
         fig, ax = plt.subplots()
-        realtext.plot_bits_per_char(records, ax)
+        plot_results(records, mode="sliding", region="all", axes=[ax])
         assert style_problems(fig) == []
         plt.close(fig)
     centres, mean, low, high = realtext.position_bits(curves, "alibi", 8, bin_width=4)

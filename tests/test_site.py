@@ -317,7 +317,7 @@ def test_the_api_page_documents_every_public_function_with_its_examples(site):
         module = getattr(posenc_lib, name).__module__
         assert f'id="{module}.{name}"' in page, name
     assert 'id="posenc_lib.learned.LearnedPositions"' in page
-    for module in ("model", "experiments", "corpus", "realtext"):  # the study's modules too
+    for module in ("model", "experiments", "corpus", "realtext", "sweep"):  # the sweeps too
         assert f'id="posenc_lib.{module}.' in page, module
     assert page.count('class="rubric">Examples') >= 10
     assert page.count('<span class="gp">&gt;&gt;&gt; </span>') >= 20  # highlighted doctests

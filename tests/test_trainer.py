@@ -36,7 +36,7 @@ def test_parameters_are_drawn_in_the_documented_order_and_spread():
         learned_init_std=0.3,
     )
     params = init_params(config, seed=7)
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(np.random.SeedSequence(7).spawn(2)[0])  # the parameters' stream
     expected = {"tok": rng.normal(0.0, 1.0, (7, 4)), "out": rng.normal(0.0, 1 / 2, (4, 6))}
     expected["pos"] = LearnedPositions(6, 4, rng=rng, init_std=0.3).table
     for layer in range(2):
@@ -55,7 +55,7 @@ def test_the_t5_table_is_drawn_last_with_spread_one_tenth():
         vocab_size=4, scheme="t5", d_model=4, n_heads=4, t5_buckets=64, t5_max_distance=64
     )
     params = init_params(config, seed=2)
-    rng = np.random.default_rng(2)
+    rng = np.random.default_rng(np.random.SeedSequence(2).spawn(2)[0])
     for value in init_params(config.with_(scheme="none"), seed=2).values():
         rng.normal(size=value.shape)  # the same draws as a model without positions
     np.testing.assert_array_equal(params["t5"], rng.normal(0.0, 0.1, (4, 64)))
@@ -92,7 +92,7 @@ def reference_adam(config, task, *, steps, batch_size, length, lr, seed):
     params = init_params(config, seed)
     first = {k: np.zeros_like(p) for k, p in params.items()}
     second = {k: np.zeros_like(p) for k, p in params.items()}
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(2)[1])  # the batches' stream
     losses = []
     for step in range(1, steps + 1):
         tokens, targets = task.sample(rng, batch_size, length)
@@ -184,7 +184,7 @@ def test_the_progress_bar_is_tqdm_only_when_asked_for():
     finally:
         bar.close()
     quiet = model._progress(7, "x", False)
-    assert not isinstance(quiet, tqdm)
+    assert quiet.disable  # tqdm's own switch: shows nothing
     quiet.update(1), quiet.set_postfix(loss="1"), quiet.close()  # does nothing, raises nothing
 
 
@@ -279,3 +279,39 @@ def test_the_loss_of_a_single_target_is_its_cross_entropy():
     expected = np.log(np.exp(logits).sum()) - logits[1]
     assert float(loss_fn(params, tokens, targets, config)) == pytest.approx(expected, rel=1e-12)
     assert float(loss_fn(params, tokens, np.full((1, 3), IGNORE), config)) == 0.0
+
+
+def test_initial_parameters_and_training_batches_read_different_random_streams():
+    config = ModelConfig(vocab_size=16, d_model=4)
+    drawn = []
+
+    def recording(rng, batch, length):
+        drawn.append(rng.bit_generator.state["state"]["state"])
+        return lookback(1).sampler(rng, batch, length)
+
+    task = type(lookback(1))("recording", 16, "accuracy", recording)
+    train(config, task, steps=1, batch_size=2, length=4, seed=3, progress=False)
+    parameters_rng = np.random.default_rng(np.random.SeedSequence(3).spawn(2)[0])
+    batches_rng = np.random.default_rng(np.random.SeedSequence(3).spawn(2)[1])
+    assert drawn == [batches_rng.bit_generator.state["state"]["state"]]
+    assert drawn[0] != parameters_rng.bit_generator.state["state"]["state"]
+    assert drawn[0] != np.random.default_rng(3).bit_generator.state["state"]["state"]
+
+
+def test_fine_tuning_from_float32_parameters_trains_in_float64():
+    config = ModelConfig(vocab_size=16, d_model=8)
+    start = {k: v.astype(np.float32) for k, v in init_params(config).items()}
+    result = train(config, lookback(1), steps=2, batch_size=2, length=4, init=start, progress=False)
+    assert {p.dtype for p in result.params.values()} == {np.dtype(np.float64)}
+    assert {p.dtype for p in start.values()} == {np.dtype(np.float32)}  # the caller's are untouched
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_forward_refuses_parameters_that_are_not_finite(bad):
+    config = ModelConfig(vocab_size=5, d_model=4)
+    params = init_params(config)
+    params["wq0"][1, 2] = bad
+    with pytest.raises(
+        ValueError, match=r"forward: params\['wq0'\] must be finite, got .* at index \(1, 2\)"
+    ):
+        forward(params, [[0, 1, 2]], config)

@@ -376,4 +376,4 @@ def test_every_explorer_with_a_figure_and_a_status_line_offers_snapshot_at_over_
         "AlibiExplorer",
         "AttentionInspector",
     }
-    assert set(explorers) - offering == {"HelloSlider", "FrameSlider", "Quiz"}
+    assert set(explorers) - offering == {"HelloSlider", "FrameSlider"}

@@ -23,7 +23,6 @@ __all__ = [
     "HelloSlider",
     "LiveFigure",
     "OrderExplorer",
-    "Quiz",
     "RopeExplorer",
     "SimilarityExplorer",
     "SinusoidalExplorer",
@@ -31,12 +30,3 @@ __all__ = [
     "describe_comparison",
     "draw_order_comparison",
 ]
-
-
-def __getattr__(name):
-    # The quiz lives with the exercises it shows; it stays importable from here too.
-    if name == "Quiz":
-        from ..exercises.quiz import Quiz
-
-        return Quiz
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

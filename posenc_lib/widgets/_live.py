@@ -215,7 +215,30 @@ class StatusExplorer(Explorer):
             raise ValueError(f"{func}: {name} must be in {low}..{high}, got {short(value)}")
 
 
-def _slider(description, value, low, high, step=1, **kw):
+def slider(description, value, low, high, step=1, **kw):
+    """Return the course's slider: integer or float by ``step``, updating while it is dragged.
+
+    Parameters
+    ----------
+    description : str
+        The label shown beside it.
+    value, low, high : int or float
+        Its start value and range.
+    step : int or float
+        An int makes an ``IntSlider``, a float a ``FloatSlider``.
+    **kw
+        Further ipywidgets arguments.
+
+    Returns
+    -------
+    ipywidgets.IntSlider or ipywidgets.FloatSlider
+
+    Examples
+    --------
+    >>> s = slider("position", 3, 0, 20)
+    >>> type(s).__name__, s.value, s.max
+    ('IntSlider', 3, 20)
+    """
     cls = widgets.IntSlider if isinstance(step, int) else widgets.FloatSlider
     return cls(
         value=value,

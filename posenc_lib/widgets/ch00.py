@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import plots
 from ..sinusoidal import frequencies
-from ._live import Explorer, LiveFigure, _slider
+from ._live import Explorer, LiveFigure, slider
 
 
 class HelloSlider(Explorer):
@@ -26,7 +26,7 @@ class HelloSlider(Explorer):
     """
 
     def __init__(self):
-        self.position = _slider("position", 0, 0, 20)
+        self.position = slider("position", 0, 0, 20)
         self.label = widgets.Label()
         self.live = LiveFigure(figsize=(2.2, 2.2), dpi=72)
         ax = self.live.fig.add_subplot()

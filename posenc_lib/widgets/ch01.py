@@ -4,8 +4,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import plots
-from .._checks import check_array, check_int, short
-from ..attention import _check_weights
+from .._checks import check_array, check_int, check_weights, short
 from ..display import format_difference
 from ..word_order import OrderComparison, compare_orders, split_words
 from ._live import LiveFigure, StatusExplorer
@@ -138,7 +137,7 @@ class OrderExplorer(StatusExplorer):
             if not isinstance(text, str):
                 raise TypeError(f"{func}: {name} must be a str, got {short(text)}")
         w_q = check_array(func, "w_q", w_q, ndim=2)
-        _check_weights(func, np.zeros((1, w_q.shape[0])), w_q, w_k, w_v)
+        check_weights(func, np.zeros((1, w_q.shape[0])), w_q, w_k, w_v)
         seed = check_int(func, "seed", seed, minimum=0)
         self.layer = (w_q, w_k, w_v)
         self.rng = np.random.default_rng(seed)

@@ -13,7 +13,7 @@ from ..sinusoidal import (
     sinusoidal_positions,
     wavelengths,
 )
-from ._live import LiveFigure, StatusExplorer, _slider
+from ._live import LiveFigure, StatusExplorer, slider
 
 
 class SinusoidalExplorer(StatusExplorer):
@@ -65,8 +65,8 @@ class SinusoidalExplorer(StatusExplorer):
         self.seq_len = seq_len or self.positions_needed(d_model, base)
         if position >= self.seq_len:
             raise ValueError(f"{func}: position must be < seq_len = {self.seq_len}, got {position}")
-        self.position = _slider("position p", position, 0, self.seq_len - 1)
-        self.pair = _slider("pair i", pair, 0, d_model // 2 - 1)
+        self.position = slider("position p", position, 0, self.seq_len - 1)
+        self.pair = slider("pair i", pair, 0, d_model // 2 - 1)
         self.d_model = widgets.Dropdown(
             options=list(self.d_models), value=d_model, description="d_model"
         )
@@ -245,7 +245,7 @@ class SimilarityExplorer(StatusExplorer):
         if shift > max_shift:
             raise ValueError(f"{func}: shift must be <= max_shift = {max_shift}, got {shift}")
         self.shifts = np.arange(0, max_shift + 1)
-        self.shift = _slider("shift k", shift, 0, max_shift)
+        self.shift = slider("shift k", shift, 0, max_shift)
         self.d_model = widgets.Dropdown(
             options=list(self.d_models), value=d_model, description="d_model"
         )

@@ -6,7 +6,7 @@ import numpy as np
 from .. import plots
 from .._checks import check_even, check_int, check_real
 from ..rope import apply_rope, rope_frequencies, rope_wavelengths
-from ._live import LiveFigure, StatusExplorer, _slider
+from ._live import LiveFigure, StatusExplorer, slider
 
 
 class RopeExplorer(StatusExplorer):
@@ -46,9 +46,9 @@ class RopeExplorer(StatusExplorer):
         self.base = base
         self.theta = rope_frequencies(d, base=base)
         self.wavelength = rope_wavelengths(d, base=base)
-        self.m = _slider("query position m", 3, 0, 120)
-        self.n = _slider("key position n", 7, 0, 120)
-        self.pair = _slider("pair i", 0, 0, d // 2 - 1)
+        self.m = slider("query position m", 3, 0, 120)
+        self.n = slider("key position n", 7, 0, 120)
+        self.pair = slider("pair i", 0, 0, d // 2 - 1)
         self.status = widgets.Label()
         self.live = LiveFigure(figsize=(9, 3.8))
         ax_plane, ax_score = self.live.fig.subplots(1, 2, width_ratios=[1, 1.6])

@@ -7,7 +7,7 @@ from .. import plots
 from .._checks import check_int
 from ..alibi import alibi_bias, alibi_slopes
 from ..attention import causal_mask, self_attention
-from ._live import LiveFigure, StatusExplorer, _slider
+from ._live import LiveFigure, StatusExplorer, slider
 
 
 class AlibiExplorer(StatusExplorer):
@@ -52,8 +52,8 @@ class AlibiExplorer(StatusExplorer):
         self.slopes = alibi_slopes(n_heads)
         self.plain = self_attention(x, pick_q, pick_k, pick_q, mask=visible)[1]
         self.biased = self_attention(x, pick_q, pick_k, pick_q, mask=visible, bias=self.bias)[1]
-        self.head = _slider("head", 0, 0, n_heads - 1)
-        self.query = _slider("query position i", seq_len - 1, 0, seq_len - 1)
+        self.head = slider("head", 0, 0, n_heads - 1)
+        self.query = slider("query position i", seq_len - 1, 0, seq_len - 1)
         self.status = widgets.Label()
         self.live = LiveFigure(figsize=(8, 4.4))
         ax_bias, ax_w = self.live.fig.subplots(2, 1, sharex=True)

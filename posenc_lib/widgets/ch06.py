@@ -6,7 +6,7 @@ import numpy as np
 from .. import plots
 from .._checks import check_int, short
 from ..tasks import has_target
-from ._live import LiveFigure, StatusExplorer, _slider
+from ._live import LiveFigure, StatusExplorer, slider
 
 
 class AttentionInspector(StatusExplorer):
@@ -70,7 +70,7 @@ class AttentionInspector(StatusExplorer):
             options=list(lengths), value=lengths[-1], description="length"
         )
         some = next(iter(self.models.values())).config
-        self.head = _slider("head", 0, 0, some.n_heads - 1)
+        self.head = slider("head", 0, 0, some.n_heads - 1)
         self.status = widgets.Label()
         self.live = LiveFigure(figsize=(5.2, 4.6))
         self.ax = self.live.fig.add_subplot()
