@@ -1203,7 +1203,8 @@ def paired_differences(records, by, a, b, **criteria):
 def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
     """Text: the per-seed differences a - b, one line per group, with how many seeds favour a.
 
-    "Favour" reads the metric: a higher accuracy or a lower loss.
+    "Favour" reads the metric: a higher accuracy or a lower loss; a difference that rounds to zero
+    at ``digits`` decimals counts as equal, not as a win.
 
     Parameters
     ----------
@@ -1232,6 +1233,9 @@ def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
     >>> print(paired_table(rows, "scheme", "t5", "rope"))
     t5 - rope, seed by seed (loss: lower is better)
     c            -0.50 +0.10   mean -0.20   t5 better in 1 of 2
+    >>> rows[3]["value"] = 1.6001
+    >>> print(paired_table(rows, "scheme", "t5", "rope").splitlines()[1])
+    c            -0.50 -0.00   mean -0.25   t5 better in 1 of 2 (1 equal)
     """
     pairs = paired_differences(records, by, a, b, **criteria)
     if not pairs:
@@ -1246,11 +1250,14 @@ def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
     for group, members in groups.items():
         members = sorted(members, key=lambda p: p.get("seed", 0))
         d = np.array([p["difference"] for p in members])
-        wins = int(np.sum(d < 0) if better == "lower" else np.sum(d > 0))
+        shown = np.round(d, digits)  # a difference that rounds to 0 is a tie at this precision
+        wins = int(np.sum(shown < 0) if better == "lower" else np.sum(shown > 0))
+        ties = int(np.sum(shown == 0))
         cells = " ".join(f"{x:+.{digits}f}" for x in d)
         name = " ".join(str(x) for x in group)
+        tied = f" ({ties} equal)" if ties else ""
         lines.append(
-            f"{name:<{width}}{cells}   mean {d.mean():+.{digits}f}   {a} better in {wins} of {len(d)}"
+            f"{name:<{width}}{cells}   mean {d.mean():+.{digits}f}   {a} better in {wins} of {len(d)}{tied}"
         )
     return "\n".join(lines)
 
