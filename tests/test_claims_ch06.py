@@ -728,3 +728,44 @@ def test_a_sharper_t5_bump_keeps_the_exact_offset_at_every_length(live):
             f"{region_value(*evaluate_positions(sharper, t5.config, lookback(3), 256), 32):.3f}"
         )
     assert printed == {1.0: "0.734", 1.5: "0.999", 2.0: "1.000"}
+
+
+@pytest.mark.slow
+def test_the_budget_check_lookback_converged_markov_not(live):
+    """06: on lookback-3 the schemes that solve it end with training loss 0.001-0.004 and NoPE and ALiBi
+    have nearly flattened (2.273 -> 2.259, 1.765 -> 1.717); on markov 400 more steps lower every loss
+    at 32 (RoPE 1.469 -> 1.390, ALiBi 1.901 -> 1.785, T5 1.431 -> 1.376) and T5's and ALiBi's past it
+    (1.447, 1.870), RoPE's unseen loss stays (3.671 -> 3.684), and the order past 32 is unchanged."""
+    from posenc_lib.model import evaluate_positions, region_value, train
+    from posenc_lib.tasks import markov
+
+    tails = {
+        s: (np.mean(o["result"].losses[300:350]), np.mean(o["result"].losses[350:400]))
+        for s, o in live.items()
+    }
+    for scheme in ("sinusoidal", "learned", "rope", "t5"):
+        assert 0.0005 <= tails[scheme][1] < 0.005
+    assert [f"{v:.3f}" for v in tails["none"] + tails["alibi"]] == [
+        "2.273",
+        "2.259",
+        "1.765",
+        "1.717",
+    ]
+    chain = markov()
+    printed = {}
+    for scheme in ("rope", "alibi", "t5"):
+        config = experiments.make_config(chain, scheme)
+        first = train(config, chain, steps=400, seed=0, progress=False, **experiments.TRAIN)
+        more = train(
+            config, chain, steps=400, seed=1, progress=False, init=first.params, **experiments.TRAIN
+        )
+        printed[scheme] = [
+            f"{region_value(*evaluate_positions(r.params, config, chain, n), start):.3f}"
+            for r in (first, more)
+            for n, start in ((32, 0), (256, 32))
+        ]
+    assert printed == {
+        "rope": ["1.469", "3.671", "1.390", "3.684"],
+        "alibi": ["1.901", "1.980", "1.785", "1.870"],
+        "t5": ["1.431", "1.630", "1.376", "1.447"],
+    }
