@@ -65,8 +65,11 @@ EXTENSION_VARIANTS = {
     "interpolation": lambda config, factor: config.with_(rope_positions_scale=factor),
     # NTK-aware scaling (bloc97 2023): a larger base, from the head's width
     "ntk": lambda config, factor: config.with_(base=ntk_base(config.base, factor, config.head_dim)),
-    # YaRN (Peng et al. 2023): per-frequency interpolation and a temperature
-    "yarn": lambda config, factor: config.with_(yarn_scale=factor),
+    # YaRN (Peng et al. 2023): per-frequency interpolation and a temperature, with the ramp as
+    # deployed (linear in the pair index: the authors' code and Hugging Face transformers) ...
+    "yarn": lambda config, factor: config.with_(yarn_scale=factor, yarn_ramp="index"),
+    # ... and as the paper's equation writes it (linear in the number of turns), `rope.yarn_ramp`
+    "yarn-paper": lambda config, factor: config.with_(yarn_scale=factor, yarn_ramp="turns"),
 }
 EXTENSION_METHODS = tuple(EXTENSION_VARIANTS)
 # The full study, as committed: every task, scheme and configuration, three seeds, extension.
@@ -871,7 +874,8 @@ def extension_variants(config, factor):
     Returns
     -------
     dict of ModelConfig
-        Method -> configuration: "plain" (``config`` itself), "interpolation", "ntk", "yarn".
+        Method -> configuration: "plain" (``config`` itself), "interpolation", "ntk", "yarn"
+        (the deployed ramp) and "yarn-paper" (the paper's equation).
 
     Raises
     ------
@@ -883,7 +887,9 @@ def extension_variants(config, factor):
     >>> config = make_config(TASKS["lookback-3"](), "rope")
     >>> variants = extension_variants(config, 4)
     >>> list(variants)
-    ['plain', 'interpolation', 'ntk', 'yarn']
+    ['plain', 'interpolation', 'ntk', 'yarn', 'yarn-paper']
+    >>> variants["yarn"].yarn_ramp, variants["yarn-paper"].yarn_ramp
+    ('index', 'turns')
     >>> variants["interpolation"].rope_positions_scale, variants["yarn"].yarn_scale
     (4.0, 4.0)
     >>> variants["ntk"].base > config.base
@@ -1001,8 +1007,8 @@ def context_extension_records(
 def context_extension(result, task, *, factor=4, finetune_steps=40, finetune_batch=8, seed=0):
     """Evaluate a trained RoPE model at ``factor`` x its training length four ways.
 
-    Plain, interpolation, NTK-aware scaling and YaRN, before and after a short fine-tune at that
-    length.
+    Plain, interpolation, NTK-aware scaling and YaRN (the deployed ramp and the paper's), before
+    and after a short fine-tune at that length.
 
     Returns {method: {"before": value, "after": value}} over all positions.
 
@@ -1024,8 +1030,8 @@ def context_extension(result, task, *, factor=4, finetune_steps=40, finetune_bat
     Returns
     -------
     dict
-        {method: {"before": value, "after": value}} for "plain", "interpolation", "ntk" and
-        "yarn".
+        {method: {"before": value, "after": value}} for "plain", "interpolation", "ntk", "yarn"
+        and "yarn-paper".
 
     Examples
     --------
@@ -1035,7 +1041,7 @@ def context_extension(result, task, *, factor=4, finetune_steps=40, finetune_bat
     >>> result = train(config, task, steps=2, batch_size=2, length=8, progress=False)
     >>> values = context_extension(result, task, finetune_steps=1, finetune_batch=2)
     >>> list(values), list(values["yarn"])
-    (['plain', 'interpolation', 'ntk', 'yarn'], ['before', 'after'])
+    (['plain', 'interpolation', 'ntk', 'yarn', 'yarn-paper'], ['before', 'after'])
     """
     rows = context_extension_records(
         result,
@@ -1139,6 +1145,121 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
         label_width=14,
     )
     return "\n".join([heading, *table])
+
+
+# -- paired comparisons ----------------------------------------------------------------------
+
+
+def paired_differences(records, by, a, b, **criteria):
+    """Per-seed differences value(a) - value(b): two schemes (or methods) compared seed by seed.
+
+    Records are paired when every field but ``by`` and the value agrees (task, configuration,
+    seed, length, region, stage, ...), so each difference compares two models that saw the same
+    seeded data. Overlapping ranges over seeds can hide a difference that holds seed by seed, or
+    suggest one that does not.
+
+    Parameters
+    ----------
+    records : list of dict
+        Study or context-extension records.
+    by : str
+        The field the two sides differ in, e.g. "scheme" or "method".
+    a, b : str
+        The two values of ``by`` compared.
+    **criteria
+        Passed to `select` (e.g. ``task="markov", config="4x8+mlp", region="unseen"``).
+
+    Returns
+    -------
+    list of dict
+        One per pair: the shared fields and "difference" (a minus b); pairs where either side is
+        None (a model that cannot run) are left out.
+
+    Examples
+    --------
+    >>> rows = [{"scheme": s, "seed": k, "value": v}
+    ...         for s, k, v in [("t5", 0, 0.9), ("t5", 1, 0.8), ("rope", 0, 0.5), ("rope", 1, 0.85)]]
+    >>> [round(p["difference"], 2) for p in paired_differences(rows, "scheme", "t5", "rope")]
+    [0.4, -0.05]
+    """
+    rows = select(records, region=criteria.pop("region", None), **criteria)
+    if by not in {k for r in rows for k in r}:
+        raise ValueError(f"paired_differences: no record has the field by={by!r}")
+
+    def key(r):
+        return tuple(sorted((k, repr(v)) for k, v in r.items() if k not in (by, "value")))
+
+    others = {key(r): r for r in rows if r[by] == b}
+    out = []
+    for r in rows:
+        partner = others.get(key(r)) if r[by] == a else None
+        if partner is None or r["value"] is None or partner["value"] is None:
+            continue
+        shared = {k: v for k, v in r.items() if k not in (by, "value")}
+        out.append({**shared, "difference": r["value"] - partner["value"]})
+    return out
+
+
+def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
+    """Text: the per-seed differences a - b, one line per group, with how many seeds favour a.
+
+    "Favour" reads the metric: a higher accuracy or a lower loss; a difference that rounds to zero
+    at ``digits`` decimals counts as equal, not as a win.
+
+    Parameters
+    ----------
+    records : list of dict
+        Study or context-extension records.
+    by : str
+        The field the two sides differ in ("scheme" or "method").
+    a, b : str
+        The two values compared.
+    rows : tuple of str
+        The fields that make one line each (e.g. ("config",) or ("config", "stage")).
+    digits : int
+        Decimals shown.
+    **criteria
+        Passed to `paired_differences`.
+
+    Returns
+    -------
+    str
+        A heading, then per group: each seed's difference, their mean and "a better in k of n".
+
+    Examples
+    --------
+    >>> rows = [{"scheme": s, "seed": k, "config": "c", "metric": "loss", "value": v}
+    ...         for s, k, v in [("t5", 0, 1.5), ("t5", 1, 1.6), ("rope", 0, 2.0), ("rope", 1, 1.5)]]
+    >>> print(paired_table(rows, "scheme", "t5", "rope"))
+    t5 - rope, seed by seed (loss: lower is better)
+    c            -0.50 +0.10   mean -0.20   t5 better in 1 of 2
+    >>> rows[3]["value"] = 1.6001
+    >>> print(paired_table(rows, "scheme", "t5", "rope").splitlines()[1])
+    c            -0.50 -0.00   mean -0.25   t5 better in 1 of 2 (1 equal)
+    """
+    pairs = paired_differences(records, by, a, b, **criteria)
+    if not pairs:
+        raise ValueError(f"paired_table: no pairs of {by}={a!r} and {b!r} match {criteria}")
+    metrics = {p.get("metric", "accuracy") for p in pairs}
+    better = "lower" if metrics == {"loss"} else "higher"
+    lines = [f"{a} - {b}, seed by seed ({'/'.join(sorted(metrics))}: {better} is better)"]
+    groups = {}
+    for p in pairs:
+        groups.setdefault(tuple(p.get(k) for k in rows), []).append(p)
+    width = max(len(" ".join(str(x) for x in g)) for g in groups) + 2
+    for group, members in groups.items():
+        members = sorted(members, key=lambda p: p.get("seed", 0))
+        d = np.array([p["difference"] for p in members])
+        shown = np.round(d, digits)  # a difference that rounds to 0 is a tie at this precision
+        wins = int(np.sum(shown < 0) if better == "lower" else np.sum(shown > 0))
+        ties = int(np.sum(shown == 0))
+        cells = " ".join(f"{x:+.{digits}f}" for x in d)
+        name = " ".join(str(x) for x in group)
+        tied = f" ({ties} equal)" if ties else ""
+        lines.append(
+            f"{name:<{width}}{cells}   mean {d.mean():+.{digits}f}   {a} better in {wins} of {len(d)}{tied}"
+        )
+    return "\n".join(lines)
 
 
 # -- command line ----------------------------------------------------------------------------

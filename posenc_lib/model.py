@@ -41,6 +41,7 @@ from .alibi import alibi_bias
 from .attention import causal_mask
 from .learned import LearnedPositions, table_too_short
 from .rope import (
+    YARN_RAMPS,
     interpolate_positions,
     rope_rotate,
     rope_tables,
@@ -87,6 +88,9 @@ class ModelConfig:
         YaRN for a context this many times max_len (1: none).
     yarn_alpha, yarn_beta : float
         YaRN's ramp, in turns over max_len (0 <= alpha < beta).
+    yarn_ramp : {"index", "turns"}
+        YaRN's ramp as deployed (linear in the pair index, the authors' code and Hugging Face) or
+        as the paper's equation writes it (linear in the number of turns); see `yarn_ramp`.
     learned_init_std : float
         Standard deviation of a learned table's initial entries.
     t5_buckets : int
@@ -119,6 +123,7 @@ class ModelConfig:
     yarn_scale: float = 1.0  # > 1: YaRN for a context yarn_scale x max_len
     yarn_alpha: float = 1.0  # YaRN's ramp: pairs turning < alpha times in max_len interpolated,
     yarn_beta: float = 32.0  # ... pairs turning > beta times left alone (the paper's values)
+    yarn_ramp: str = "index"  # the deployed ramp ("index") or the paper's equation ("turns")
     learned_init_std: float = 1.0  # the token table's scale; GPT-2 and BERT start at 0.02
     t5_buckets: int = 16  # T5 uses 32 buckets up to distance 128 for 512-token inputs; scaled
     t5_max_distance: int = 32  # ... so that training at 32 tokens reaches every bucket
@@ -137,6 +142,7 @@ class ModelConfig:
         check_real("ModelConfig", "yarn_scale", self.yarn_scale, greater_than=0)
         check_real("ModelConfig", "learned_init_std", self.learned_init_std, greater_than=0)
         check_bool("ModelConfig", "mlp", self.mlp)
+        check_choice("ModelConfig", "yarn_ramp", self.yarn_ramp, YARN_RAMPS)
         alpha = check_real("ModelConfig", "yarn_alpha", self.yarn_alpha, at_least=0)
         beta = check_real("ModelConfig", "yarn_beta", self.yarn_beta)
         if beta <= alpha:
@@ -317,6 +323,7 @@ def _rope_rotation(config, t):
             base=config.base,
             alpha=config.yarn_alpha,
             beta=config.yarn_beta,
+            ramp=config.yarn_ramp,
         )
         factor = yarn_attention_factor(config.yarn_scale)
     cos, sin = rope_tables(positions, config.head_dim, base=config.base, frequencies=frequencies)

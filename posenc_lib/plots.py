@@ -11,11 +11,13 @@ with ``POSENC_CHECK_FIGURES=1`` (set by `make test`) every ``plt.show()`` checks
 """
 
 import os
+from functools import lru_cache
 
 import numpy as np
 
 from ._checks import check_choice, check_int
 from .sweep import binned_curves, names, one_config, select, summarize
+from .tasks import TASKS, chance_level, position_free_levels, position_free_scores
 
 # Okabe and Ito's palette: distinguishable with every common colour-vision deficiency.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
@@ -639,7 +641,93 @@ METRIC_LABELS = {
 }
 
 
-def plot_results(records, *, config=None, region="unseen", axes=None, legend=True, **criteria):
+#: How the honest floors and the ceiling are drawn in the study's figures: grey for the floors
+#: (dashed: chance; dash-dotted with crosses: the best rule without positions), black for the best
+#: possible.
+FLOOR_STYLES = {
+    "chance": {"color": "0.45", "linestyle": (0, (4, 2)), "linewidth": 1.0},
+    "position-free rule": {
+        "color": "0.45",
+        "linestyle": "-.",
+        "linewidth": 1.2,
+        "marker": "x",
+        "markersize": 5,
+    },
+    "best possible": {"color": "k", "linestyle": (0, (1, 1)), "linewidth": 1.2},
+}
+
+
+@lru_cache(maxsize=32)
+def _floor_levels(task_name, lengths, train_len):
+    return position_free_levels(TASKS[task_name](), lengths, train_len)
+
+
+@lru_cache(maxsize=8)
+def _floor_curve(task_name, length):
+    return position_free_scores(TASKS[task_name](), length)
+
+
+def draw_floors(ax, task_name, *, lengths=None, train_len=None, length=None, bin_width=8):
+    """Draw a study task's chance level, best position-free rule and (for a loss) best possible.
+
+    With ``lengths`` and ``train_len`` the rule is drawn at each evaluation length (region as the
+    study reports it); with ``length`` it is drawn along the query positions, in bins.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    task_name : str
+        A task of `~posenc_lib.tasks.TASKS`.
+    lengths : sequence of int, optional
+        Evaluation lengths (a results panel).
+    train_len : int, optional
+        The training length (with ``lengths``).
+    length : int, optional
+        The sequence length of a per-position panel.
+    bin_width : int
+        Positions per point of a per-position panel.
+
+    Returns
+    -------
+    list of matplotlib artists
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> _, ax = plt.subplots()
+    >>> [a.get_label() for a in draw_floors(ax, "recent-marker", lengths=(8, 16), train_len=8)]
+    ['chance', 'best position-free rule']
+    >>> plt.close("all")
+    """
+    task = TASKS[check_choice("draw_floors", "task_name", task_name, tuple(TASKS))]()
+    artists = [ax.axhline(chance_level(task), label="chance", zorder=1, **FLOOR_STYLES["chance"])]
+    if lengths is not None:
+        levels = _floor_levels(task_name, tuple(int(x) for x in lengths), int(train_len))
+        xs, ys = list(levels), list(levels.values())
+    else:
+        totals, counts = _floor_curve(task_name, int(length))
+        n_bins = len(totals) // bin_width
+        t = totals[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
+        c = counts[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
+        xs = np.arange(n_bins) * bin_width + (bin_width - 1) / 2
+        ys = np.where(c > 0, t / np.maximum(c, 1), np.nan)
+    style = FLOOR_STYLES["position-free rule"]
+    if length is not None:
+        style = {**style, "markevery": 4}
+    artists += ax.plot(xs, ys, label="best position-free rule", zorder=1, **style)
+    if task.metric == "loss" and task.best_possible is not None:
+        artists.append(
+            ax.axhline(
+                task.best_possible, label="best possible", zorder=1, **FLOOR_STYLES["best possible"]
+            )
+        )
+    return artists
+
+
+def plot_results(
+    records, *, config=None, region="unseen", axes=None, legend=True, floors=True, **criteria
+):
     """Metric against evaluation length, one panel per task, one line per scheme.
 
     The mean over seeds is drawn, the range over seeds shaded; a scheme that cannot run at a
@@ -660,6 +748,9 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
         One per task (default: a new figure).
     legend : bool
         Draw the legend beside the last panel.
+    floors : bool
+        Draw each study task's chance level, best position-free rule and best possible loss
+        (`draw_floors`); tasks that are not chapter 6's are left alone.
     **criteria
         Further selection of the records (e.g. ``mode="sliding"``), by `~posenc_lib.sweep.select`.
 
@@ -717,14 +808,16 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
                 lw=0,
             )
         ax.axvline(train_len, color="0.5", ls=":", lw=1)
-        if metric[task] == "accuracy":  # guessing one of the 16 tokens
-            ax.axhline(1 / 16, color="0.4", ls=(0, (4, 2)), lw=0.8, label="chance (1/16)")
+        if floors and task in TASKS:
+            draw_floors(ax, task, lengths=lengths, train_len=train_len)
         what, unit = METRIC_LABELS.get(metric[task], (metric[task], "tokens"))
         ax.set_xscale("log", base=2)
         ax.set_xticks(lengths, [str(x) for x in lengths])
         ax.set_xlabel(f"evaluation length ({unit})")
         ax.set_ylabel(
-            what if region == "all" else f"{what}\n(past {train_len}: positions >= {train_len})"
+            what
+            if region == "all"
+            else f"{what}\n(at {train_len}: all positions; later: >= {train_len})"
         )
         ax.set_title(task)
     if legend:
@@ -732,7 +825,7 @@ def plot_results(records, *, config=None, region="unseen", axes=None, legend=Tru
     return axes
 
 
-def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None):
+def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None, floors=True):
     """Plot the per-position curve of every scheme for one task and configuration.
 
     Each curve is the mean over seeds, with a band from the lowest to the highest seed.
@@ -749,6 +842,9 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None):
         Positions per point.
     ax : matplotlib.axes.Axes, optional
         Where to draw (default: a new figure).
+    floors : bool
+        Draw the task's chance level and best position-free rule along the positions, if it is
+        a study task (`draw_floors`).
 
     Returns
     -------
@@ -778,6 +874,8 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None):
         ax.plot(x, mean, label=scheme, **{**style, "markevery": 4})
         ax.fill_between(x, low, high, color=style["color"], alpha=0.15, lw=0)
     ax.axvline(rows[0]["train_len"] - 0.5, color="0.5", ls=":", lw=1)
+    if floors and task in TASKS:
+        draw_floors(ax, task, length=rows[0]["eval_len"], bin_width=bin_width)
     metric = rows[0]["metric"]
     ax.set_xlabel(f"query position (bins of {bin_width}; trained on 0..{rows[0]['train_len'] - 1})")
     ax.set_ylabel(METRIC_LABELS.get(metric, (metric,))[0])

@@ -7,7 +7,9 @@ theta_i = base ** (-2i / d). Two layouts of the pairs exist:
 - "half": pairs (i, i + d/2) (GPT-NeoX and Hugging Face's ``rotate_half``).
 
 Context extension: position interpolation (`interpolate_positions`), NTK-aware scaling
-(`ntk_base`) and YaRN (`yarn_frequencies` with `yarn_attention_factor`).
+(`ntk_base`) and YaRN (`yarn_frequencies` with `yarn_attention_factor`). YaRN's ramp exists in two
+versions (`yarn_ramp`): the deployed one of the authors' code and Hugging Face transformers, linear
+in the pair index (the default), and the paper's equation, linear in the number of turns.
 """
 
 from functools import lru_cache
@@ -477,16 +479,164 @@ def pairs_completing_a_turn(d, length, *, base=BASE):
     return np.flatnonzero((length - 1) * theta >= 2 * np.pi)
 
 
-def yarn_frequencies(d, scale, original_len, *, base=BASE, alpha=1.0, beta=32.0):
+#: YaRN's two ramps: "index", linear in the pair index between whole-number ends (the authors'
+#: reference code and Hugging Face transformers, what deployed models run), and "turns", linear
+#: in the number of turns r over the original context (the paper's equation).
+YARN_RAMPS = ("index", "turns")
+
+
+def _check_yarn_ramp(func, d, original_len, base, alpha, beta):
+    d = _check_even(func, d)
+    original_len = check_int(func, "original_len", original_len, minimum=1)
+    base = _check_base(func, base)
+    alpha = check_real(func, "alpha", alpha)
+    beta = check_real(func, "beta", beta)
+    if not 0 <= alpha < beta:
+        raise ValueError(f"{func}: need 0 <= alpha < beta, got alpha={alpha}, beta={beta}")
+    return d, original_len, base, alpha, beta
+
+
+def yarn_correction_dim(turns, d, original_len, *, base=BASE):
+    """Return the (fractional) pair index that turns ``turns`` times over ``original_len`` positions.
+
+    Pair i turns r_i = original_len * theta_i / (2 pi) times; solving for i gives
+    i = d ln(original_len / (2 pi r)) / (2 ln base). The YaRN reference code calls it
+    ``find_correction_dim``; it is where the deployed ramp starts and ends.
+
+    Parameters
+    ----------
+    turns : float
+        A number of turns (> 0).
+    d : int
+        Head width (even).
+    original_len : int
+        The training context length L.
+    base : float
+        Greater than 1.
+
+    Returns
+    -------
+    float
+        The pair index; negative when even pair 0 turns fewer times.
+
+    Examples
+    --------
+    >>> round(yarn_correction_dim(32, 128, 2048), 2), round(yarn_correction_dim(1, 128, 2048), 2)
+    (16.13, 40.2)
+    """
+    func = "yarn_correction_dim"
+    turns = check_real(func, "turns", turns, greater_than=0)
+    d = _check_even(func, d)
+    original_len = check_int(func, "original_len", original_len, minimum=1)
+    base = _check_base(func, base)
+    return float(d * np.log(original_len / (2 * np.pi * turns)) / (2 * np.log(base)))
+
+
+def yarn_correction_range(d, original_len, *, base=BASE, alpha=1.0, beta=32.0):
+    """Return the deployed ramp's ends, whole pair indices (low, high): ``find_correction_range``.
+
+    low = floor of the index of the pair that turns ``beta`` times, high = ceil of the index of
+    the pair that turns ``alpha`` times, clamped to 0 .. d - 1 (the reference code clamps to the
+    head width d, not d/2). Pairs i <= low keep their speed, pairs i >= high are interpolated.
+    ``alpha`` = 0 is the limit alpha -> 0: high = d - 1.
+
+    Parameters
+    ----------
+    d : int
+        Head width (even).
+    original_len : int
+        The training context length L.
+    base : float
+        Greater than 1.
+    alpha, beta : float
+        The turns at which the ramp ends (``beta_slow`` = 1 in the code) and starts
+        (``beta_fast`` = 32), 0 <= alpha < beta.
+
+    Returns
+    -------
+    low, high : int
+
+    Examples
+    --------
+    >>> yarn_correction_range(128, 2048)     # LLaMA's head at 2,048 tokens
+    (16, 41)
+    >>> yarn_correction_range(8, 32)         # chapter 6's head of width 8 at 32 tokens
+    (0, 1)
+    """
+    func = "yarn_correction_range"
+    d, original_len, base, alpha, beta = _check_yarn_ramp(func, d, original_len, base, alpha, beta)
+    low = int(np.floor(yarn_correction_dim(beta, d, original_len, base=base)))
+    if alpha == 0:
+        high = d - 1
+    else:
+        high = int(np.ceil(yarn_correction_dim(alpha, d, original_len, base=base)))
+    return max(low, 0), min(high, d - 1)
+
+
+def yarn_ramp(d, original_len, *, base=BASE, alpha=1.0, beta=32.0, ramp="index"):
+    """Return YaRN's ramp gamma_i, the share of each pair's own speed it keeps (1: all, 0: / scale).
+
+    Two versions exist; both are linear between their ends and clipped to [0, 1].
+
+    - ``ramp="index"`` (the default, as deployed): linear in the pair *index* i between the whole
+      numbers (low, high) of `yarn_correction_range`: gamma_i = 1 - clip((i - low) / (high - low)).
+      This is ``linear_ramp_factor`` / ``linear_ramp_mask`` of the authors' reference code
+      (github.com/jquesnelle/yarn, ``scaled_rope/LlamaYaRNScaledRotaryEmbedding.py``) and of
+      Hugging Face transformers (``_compute_yarn_parameters`` in ``modeling_rope_utils.py``),
+      with their guard: high = low + 0.001 when the two meet.
+    - ``ramp="turns"``: the paper's equation (Peng et al. 2023, "YaRN", section 3.2), linear in
+      the number of turns r_i = original_len / wavelength_i:
+      gamma_i = clip((r_i - alpha) / (beta - alpha)).
+
+    At LLaMA's sizes the two agree on which pairs are kept and which interpolated; they differ
+    on the ramp, and at small widths and lengths they differ a lot (chapter 6).
+
+    Parameters
+    ----------
+    d : int
+        Head width (even).
+    original_len : int
+        The training context length L.
+    base : float
+        Greater than 1.
+    alpha, beta : float
+        The ramp's ends in turns over ``original_len`` (0 <= alpha < beta; the paper and the code
+        use 1 and 32).
+    ramp : {"index", "turns"}
+        Which version, see above.
+
+    Returns
+    -------
+    ndarray, shape (d/2,)
+        gamma_i in [0, 1], from the fastest pair to the slowest.
+
+    Examples
+    --------
+    >>> yarn_ramp(8, 32)                        # deployed: pair 0 keeps its speed
+    array([1., 0., 0., 0.])
+    >>> yarn_ramp(8, 32, ramp="turns").round(3)  # the paper's equation: no pair turns 32 times
+    array([0.132, 0.   , 0.   , 0.   ])
+    """
+    func = "yarn_ramp"
+    d, original_len, base, alpha, beta = _check_yarn_ramp(func, d, original_len, base, alpha, beta)
+    ramp = check_choice(func, "ramp", ramp, YARN_RAMPS)
+    if ramp == "turns":
+        turns = original_len / rope_wavelengths(d, base=base)
+        return np.clip((turns - alpha) / (beta - alpha), 0.0, 1.0)
+    low, high = yarn_correction_range(d, original_len, base=base, alpha=alpha, beta=beta)
+    high = high + 0.001 if high == low else high  # the reference code's guard
+    return 1.0 - np.clip((np.arange(d // 2) - low) / (high - low), 0.0, 1.0)
+
+
+def yarn_frequencies(d, scale, original_len, *, base=BASE, alpha=1.0, beta=32.0, ramp="index"):
     """YaRN's "NTK-by-parts" frequencies (Peng et al. 2023) for a context ``scale`` times longer.
 
-    Pair i turns r_i = original_len / wavelength_i times over the original context. Pairs that
-    turn often (r_i >= ``beta``) are left alone; pairs that turn less than ``alpha`` times are
-    interpolated (theta_i / scale, as position interpolation does); in between, a linear ramp
-    gamma_i = (r_i - alpha) / (beta - alpha) mixes the two:
-    theta'_i = (1 - gamma_i) * theta_i / scale + gamma_i * theta_i.
-    The paper suggests alpha = 1, beta = 32 for LLaMA. (Reference code rounds the ramp's ends
-    to whole pair indices; this follows the paper's formula over wavelengths.)
+    theta'_i = (1 - gamma_i) * theta_i / scale + gamma_i * theta_i, with the ramp gamma_i of
+    `yarn_ramp`: pairs that turn often over the original context keep their speed, pairs that turn
+    less than ``alpha`` times are interpolated (theta_i / scale, as position interpolation does),
+    and a linear ramp mixes the two in between. ``ramp="index"`` (default) is the deployed ramp of
+    the authors' code and Hugging Face transformers, linear in the pair index between whole-number
+    ends; ``ramp="turns"`` is the paper's equation, linear in the number of turns.
 
     Parameters
     ----------
@@ -499,7 +649,10 @@ def yarn_frequencies(d, scale, original_len, *, base=BASE, alpha=1.0, beta=32.0)
     base : float
         Greater than 1.
     alpha, beta : float
-        The ramp's ends, in turns over the original context (0 <= alpha < beta).
+        The ramp's ends, in turns over the original context (0 <= alpha < beta); the code's
+        ``beta_slow`` and ``beta_fast``.
+    ramp : {"index", "turns"}
+        The deployed ramp or the paper's equation (`yarn_ramp`).
 
     Returns
     -------
@@ -512,29 +665,26 @@ def yarn_frequencies(d, scale, original_len, *, base=BASE, alpha=1.0, beta=32.0)
     >>> new = yarn_frequencies(128, 4.0, 2048)
     >>> float(new[0] / theta[0]), float(new[-1] / theta[-1])   # fastest kept, slowest / 4
     (1.0, 0.25)
+    >>> (yarn_frequencies(8, 4.0, 32, ramp="turns") / rope_frequencies(8)).round(3)
+    array([0.349, 0.25 , 0.25 , 0.25 ])
     """
     func = "yarn_frequencies"
-    d = _check_even(func, d)
     scale = check_real(func, "scale", scale, greater_than=0)
-    original_len = check_int(func, "original_len", original_len, minimum=1)
-    base = _check_base(func, base)
-    alpha = check_real(func, "alpha", alpha)
-    beta = check_real(func, "beta", beta)
-    if not 0 <= alpha < beta:
-        raise ValueError(f"{func}: need 0 <= alpha < beta, got alpha={alpha}, beta={beta}")
+    d, original_len, base, alpha, beta = _check_yarn_ramp(func, d, original_len, base, alpha, beta)
+    ramp = check_choice(func, "ramp", ramp, YARN_RAMPS)
     theta = rope_frequencies(d, base=base)
     if scale <= 1:
         return theta
-    rotations = original_len / (2 * np.pi / theta)
-    ramp = np.clip((rotations - alpha) / (beta - alpha), 0.0, 1.0)
-    return (1 - ramp) * theta / scale + ramp * theta
+    gamma = yarn_ramp(d, original_len, base=base, alpha=alpha, beta=beta, ramp=ramp)
+    return (1 - gamma) * theta / scale + gamma * theta
 
 
 def yarn_attention_factor(scale):
     """YaRN's attention temperature as a factor on queries and keys: sqrt(1/t) = 0.1 ln(s) + 1.
 
-    Multiplying both q and k by it (as implementations do, through the cos and sin tables)
-    multiplies every attention logit by its square, 1/t. Returns 1.0 for s <= 1.
+    The reference code's ``get_mscale`` and Hugging Face's default ``attention_factor``; both
+    multiply the cos and sin tables by it, so both q and k, and every attention logit by its
+    square, 1/t. Returns 1.0 for s <= 1 (as ``get_mscale`` does).
 
     Parameters
     ----------

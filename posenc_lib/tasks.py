@@ -2,13 +2,26 @@
 
 Each task samples (tokens, targets) of shape (batch, length) at any length; a target of -1
 means "no target here" (for example the first k positions of lookback-k).
+
+Each task also knows its honest floors, to read a model's score against: its answer distribution
+(`chance_level`: the best score of a guess that looks at nothing) and the best rule that uses no
+positions (`position_free_scores`: it may see the current token and how often each token came
+before it, but not where). Chapter 6 draws both.
 """
 
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import check_callable, check_choice, check_int, check_real, check_rng, short
+from ._checks import (
+    check_array,
+    check_callable,
+    check_choice,
+    check_int,
+    check_real,
+    check_rng,
+    short,
+)
 
 IGNORE = -1
 METRICS = ("accuracy", "loss")  # higher is better / nats per token, lower is better
@@ -57,6 +70,18 @@ class Task:
         (Generator, batch, length) -> (tokens, targets), int arrays of shape (batch, length).
     description : str
         One line for tables and widgets.
+    answers : array_like, shape (vocab_size,), optional
+        The probability of each answer over the positions that have a target (the stationary
+        distribution where it changes along the sequence); `chance_level` reads it.
+    position_free : callable, optional
+        (tokens, targets) -> the expected score, per position, of the best (or a strong) rule
+        that uses no positions: a function of the current token and the counts of the tokens
+        before it (NaN where there is no target); `position_free_scores` calls it.
+    position_free_rule : str
+        That rule in words.
+    best_possible : float, optional
+        The best score any model can reach (1.0 for a task with one right answer; a chain's
+        entropy for a loss).
 
     Examples
     --------
@@ -70,6 +95,10 @@ class Task:
     metric: str  # "accuracy" (higher is better) or "loss" (nats per token, lower is better)
     sampler: object = field(repr=False)
     description: str = ""
+    answers: object = field(default=None, repr=False)
+    position_free: object = field(default=None, repr=False)
+    position_free_rule: str = ""
+    best_possible: object = None
 
     def __post_init__(self):
         """Check the fields, so a malformed task fails where it is made."""
@@ -78,6 +107,24 @@ class Task:
         check_int("Task", "vocab_size", self.vocab_size, minimum=2)
         check_choice("Task", "metric", self.metric, METRICS)
         check_callable("Task", "sampler", self.sampler)
+        if self.answers is not None:
+            p = check_array("Task", "answers", self.answers, ndim=1)
+            if p.shape != (self.vocab_size,) or np.any(p < 0) or abs(p.sum() - 1) > 1e-9:
+                raise ValueError(
+                    f"Task: answers must be {self.vocab_size} probabilities summing to 1, got "
+                    f"{short(self.answers)}"
+                )
+            object.__setattr__(self, "answers", tuple(float(x) for x in p))  # hashable
+        if self.position_free is not None:
+            check_callable("Task", "position_free", self.position_free)
+        if not isinstance(self.position_free_rule, str):
+            raise TypeError(
+                f"Task: position_free_rule must be a str, got {short(self.position_free_rule)}"
+            )
+        if self.best_possible is not None:
+            object.__setattr__(
+                self, "best_possible", check_real("Task", "best_possible", self.best_possible)
+            )
 
     def sample(self, rng, batch, length):
         """Draw a batch of sequences and their targets.
@@ -139,8 +186,24 @@ def lookback(k=3, vocab_size=16):
         targets[:, k:] = tokens[:, :-k] if length > k else targets[:, k:]
         return tokens, targets
 
+    def most_frequent_so_far(tokens, targets):
+        # Tokens 0 .. t-1 are independent draws, so given how often each appeared, every order is
+        # equally likely and the token k back is v with probability count(v) / t: the best rule
+        # without positions guesses the most frequent one and is right with max count / t.
+        before = _counts_before(tokens, vocab_size)
+        t = np.arange(tokens.shape[1])
+        return np.where(has_target(targets), before.max(-1) / np.maximum(t, 1), np.nan)
+
     return Task(
-        f"lookback-{k}", vocab_size, "accuracy", sampler, f"predict the token {k} positions back"
+        f"lookback-{k}",
+        vocab_size,
+        "accuracy",
+        sampler,
+        f"predict the token {k} positions back",
+        answers=np.full(vocab_size, 1.0 / vocab_size),
+        position_free=most_frequent_so_far,
+        position_free_rule="the token seen most often before the current one",
+        best_possible=1.0,
     )
 
 
@@ -189,12 +252,28 @@ def recent_marker(n_markers=4, vocab_size=16, density=0.15):
         targets = np.where(last >= 0, np.take_along_axis(tokens, np.maximum(last, 0), 1), IGNORE)
         return tokens, targets
 
+    def current_or_most_frequent_marker(tokens, targets):
+        # A marker in the current position is the answer. Otherwise every order of the tokens
+        # before is equally likely (independent draws), so the latest marker is each marker
+        # occurrence with equal chance: m with probability count(m) / (markers so far).
+        before = _counts_before(tokens, vocab_size)[..., :n_markers]
+        seen = before.sum(-1)
+        mode = before.max(-1) / np.maximum(seen, 1)
+        score = np.where(tokens < n_markers, 1.0, mode)
+        return np.where(has_target(targets), score, np.nan)
+
+    answers = np.zeros(vocab_size)
+    answers[:n_markers] = 1.0 / n_markers
     return Task(
         "recent-marker",
         vocab_size,
         "accuracy",
         sampler,
         f"repeat the most recent of {n_markers} marker tokens ({density:.0%} of positions)",
+        answers=answers,
+        position_free=current_or_most_frequent_marker,
+        position_free_rule="the current token if it is a marker, else the marker seen most often",
+        best_possible=1.0,
     )
 
 
@@ -274,13 +353,49 @@ def markov(vocab_size=16, concentration=0.1, seed=0):
         targets[:, 0] = IGNORE  # the second start token is uniform noise: nothing to learn
         return tokens[:, :-1], targets
 
+    pairs = _stationary_pairs(table)
+    follows = pairs / pairs.sum(1, keepdims=True)  # P(current = b | previous = a), [a, b]
+
+    def next_given_current_and_counts(tokens, targets):
+        # The token before the current one, b, is one of the earlier tokens: weigh each candidate
+        # a by how often it appeared times P(b | a), then predict with the chain's P(next | a, b).
+        # A strong rule without positions, not proven the best one.
+        weights = _counts_before(tokens, vocab_size) * follows[:, tokens].transpose(1, 2, 0)
+        total = weights.sum(-1, keepdims=True)
+        weights = weights / np.where(total > 0, total, 1.0)
+        chosen = np.moveaxis(table[:, tokens, np.maximum(targets, 0)], 0, -1)  # P(target | a, b)
+        loss = -np.log(np.maximum((weights * chosen).sum(-1), 1e-300))
+        return np.where(has_target(targets), loss, np.nan)
+
     return Task(
         "markov",
         vocab_size,
         "loss",
         sampler,
         "next token of an order-2 Markov chain (loss in nats per token)",
+        answers=pairs.sum(0),
+        position_free=next_given_current_and_counts,
+        position_free_rule=(
+            "the chain's P(next | token before, current token), the token before guessed from the "
+            "counts"
+        ),
+        best_possible=_conditional_entropy(table),
     )
+
+
+def _stationary_pairs(table):
+    """Return the stationary distribution of (previous, current) token pairs (power iteration)."""
+    vocab_size = table.shape[0]
+    pairs = np.full((vocab_size, vocab_size), 1.0 / vocab_size**2)
+    for _ in range(200):
+        pairs = np.einsum("ab,abc->bc", pairs, table)
+    return pairs
+
+
+def _counts_before(tokens, vocab_size):
+    """(B, T, V): how often each token appeared before each position (the current one excluded)."""
+    one_hot = np.asarray(tokens)[..., None] == np.arange(vocab_size)
+    return np.cumsum(one_hot, axis=1, dtype=np.int32) - one_hot
 
 
 def markov_entropy(vocab_size=16, concentration=0.1, seed=0):
@@ -308,14 +423,147 @@ def markov_entropy(vocab_size=16, concentration=0.1, seed=0):
     >>> round(markov_entropy(), 3) < round(float(np.log(16)), 3)
     True
     """
-    table = _transitions("markov_entropy", vocab_size, concentration, seed)
-    vocab_size = table.shape[0]
-    # The stationary distribution of (a, b) contexts, by power iteration on the pair chain.
-    pairs = np.full((vocab_size, vocab_size), 1.0 / vocab_size**2)
-    for _ in range(200):
-        pairs = np.einsum("ab,abc->bc", pairs, table)
+    return _conditional_entropy(_transitions("markov_entropy", vocab_size, concentration, seed))
+
+
+def _conditional_entropy(table):
+    """Return H(next | previous two) in nats under the chain's stationary distribution."""
+    pairs = _stationary_pairs(table)
     entropy = -np.sum(table * np.log(np.maximum(table, 1e-300)), axis=-1)
     return float(np.sum(pairs * entropy))
+
+
+# -- honest floors: chance and the best rule without positions ---------------------------------
+
+#: Sequences (and their seed) over which `position_free_scores` averages by default: enough that
+#: the third decimal of a region's value is stable.
+BASELINE_SEQUENCES, BASELINE_SEED = 2048, 2024
+
+
+def _check_task(func, task):
+    if not isinstance(task, Task):
+        raise TypeError(f"{func}: task must be a Task (e.g. lookback(3)), got {short(task)}")
+    return task
+
+
+def chance_level(task):
+    """Return the score of the best guess that looks at nothing, from the task's answer distribution.
+
+    For accuracy: the probability of the most common answer (guessing uniformly among the answers
+    when they are equally likely). For loss: the entropy of the answers in nats, the loss of
+    predicting their distribution at every position.
+
+    Parameters
+    ----------
+    task : Task
+        A task that knows its answer distribution (``task.answers``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> chance_level(lookback(3)), chance_level(recent_marker())   # 1/16; 1 of the 4 markers
+    (0.0625, 0.25)
+    >>> round(chance_level(markov()), 3), round(float(np.log(16)), 3)   # best constant vs uniform
+    (2.762, 2.773)
+    """
+    task = _check_task("chance_level", task)
+    if task.answers is None:
+        raise ValueError(f"chance_level: task {task.name!r} does not give its answer distribution")
+    p = np.asarray(task.answers, dtype=float)
+    if task.metric == "accuracy":
+        return float(p.max())
+    p = p[p > 0]
+    return float(-np.sum(p * np.log(p)))
+
+
+def position_free_scores(task, length, *, n_sequences=BASELINE_SEQUENCES, seed=BASELINE_SEED):
+    """Per-position totals and counts of the task's best rule that uses no positions.
+
+    The rule (``task.position_free_rule``) sees the current token and how often each token came
+    before it, but not where: exactly what one causal attention layer without positions can see
+    (its output at position t is a function of token t and the multiset of tokens 0 .. t). Its
+    expected score at each position is averaged over ``n_sequences`` fresh sequences.
+
+    Parameters
+    ----------
+    task : Task
+        A task that knows its position-free rule (``task.position_free``).
+    length : int
+        Tokens per sequence.
+    n_sequences : int
+        Sequences averaged.
+    seed : int
+        Seeds the sequences.
+
+    Returns
+    -------
+    totals, counts : ndarray, shape (length,)
+        Summed expected score and the number of targets at each query position, as
+        `~posenc_lib.model.evaluate_positions` returns them (``totals / counts`` is the curve).
+
+    Examples
+    --------
+    >>> totals, counts = position_free_scores(lookback(3), 8, n_sequences=4)
+    >>> counts.tolist()
+    [0, 0, 0, 4, 4, 4, 4, 4]
+    >>> float(totals[3] / counts[3]) >= 1 / 3     # 3 tokens before: the most frequent has >= 1
+    True
+    """
+    func = "position_free_scores"
+    task = _check_task(func, task)
+    length = check_int(func, "length", length, minimum=1)
+    n_sequences = check_int(func, "n_sequences", n_sequences, minimum=1)
+    seed = check_int(func, "seed", seed, minimum=0)
+    if task.position_free is None:
+        raise ValueError(f"{func}: task {task.name!r} has no position-free rule")
+    tokens, targets = task.sample(seed, n_sequences, length)
+    scores = np.asarray(task.position_free(tokens, targets), dtype=float)
+    present = has_target(targets)
+    return np.where(present, scores, 0.0).sum(0), present.sum(0)
+
+
+def position_free_levels(task, lengths, train_len, **options):
+    """Return the position-free rule's score at each evaluation length, region as the study has it.
+
+    At ``train_len`` (and shorter) over all positions; at longer lengths over the unseen ones,
+    positions >= ``train_len``: the value to read each study point against.
+
+    Parameters
+    ----------
+    task : Task
+        A task with a position-free rule.
+    lengths : sequence of int
+        Evaluation lengths.
+    train_len : int
+        The training length.
+    **options
+        ``n_sequences`` and ``seed`` of `position_free_scores`.
+
+    Returns
+    -------
+    dict
+        {length: score}.
+
+    Examples
+    --------
+    >>> levels = position_free_levels(recent_marker(), (8, 16), 8, n_sequences=64)
+    >>> sorted(levels), all(0.25 < v < 1 for v in levels.values())
+    ([8, 16], True)
+    """
+    func = "position_free_levels"
+    task = _check_task(func, task)
+    train_len = check_int(func, "train_len", train_len, minimum=1)
+    lengths = check_array(func, "lengths", lengths, ndim=1, dtype=int)
+    out = {}
+    for length in lengths:
+        length = check_int(func, "lengths", int(length), minimum=1)
+        totals, counts = position_free_scores(task, length, **options)
+        start = 0 if length <= train_len else train_len
+        out[int(length)] = float(totals[start:].sum() / max(counts[start:].sum(), 1))
+    return out
 
 
 #: The tasks of chapter 6's study, by name: each value makes the task of that name.

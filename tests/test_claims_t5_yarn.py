@@ -27,6 +27,24 @@ def test_yarn_keeps_fast_pairs_and_brings_every_slow_pair_back_to_its_trained_an
     assert f"{yarn_attention_factor(scale):.4f}" == "1.1386"
 
 
+def test_yarn_deployed_ramp_is_linear_in_the_pair_index_and_shifts_the_middle_pairs():
+    """04: the code's ramp (the course's default) runs in the pair index between whole-number ends: the
+    24 pairs between the kept and the interpolated ones have angle ratios from 3.88 down to 1.12 (the
+    paper's equation, linear in turns: 3.64 down to 1.00)."""
+    d, length, scale = 128, 2048, 4
+    trained = (length - 1) * rope_frequencies(d)
+    turns = length / rope_wavelengths(d)
+    ramp = (turns > 1) & (turns < 32)
+    printed = {}
+    for kind in ("index", "turns"):
+        ratio = (scale * length - 1) * yarn_frequencies(d, scale, length, ramp=kind) / trained
+        printed[kind] = (f"{ratio[ramp].max():.2f}", f"{ratio[ramp].min():.2f}")
+    assert printed == {"index": ("3.88", "1.12"), "turns": ("3.64", "1.00")}
+    assert np.array_equal(
+        yarn_frequencies(d, scale, length), yarn_frequencies(d, scale, length, ramp="index")
+    )
+
+
 def test_t5_buckets_are_exact_near_then_logarithmic_then_one():
     """05: one bucket per distance up to 15 (causal) or 7 (bidirectional), ever wider steps, and the last
     bucket takes every distance from 113 (causal) or 91 (bidirectional) on, before the maximum distance

@@ -335,3 +335,21 @@ def test_the_command_line_runs_on_a_local_dask_cluster(tmp_path, capsys):
     )
     assert experiments.load_study(tmp_path)[0] == sweep.load_records(local["results"])
     assert "configuration 4x8+mlp" in capsys.readouterr().out
+
+
+def test_paired_differences_pair_only_models_trained_on_the_same_seed():
+    rows = [
+        {"scheme": s, "seed": k, "config": c, "value": v}
+        for s, k, c, v in [
+            ("a", 0, "x", 1.0),
+            ("b", 0, "x", 0.5),
+            ("a", 1, "x", 0.2),
+            ("b", 1, "y", 0.9),
+            ("a", 2, "x", None),
+            ("b", 2, "x", 0.1),
+        ]
+    ]
+    pairs = experiments.paired_differences(rows, "scheme", "a", "b")
+    assert [(p["seed"], p["difference"]) for p in pairs] == [(0, 0.5)]
+    with pytest.raises(ValueError, match="no record has the field by='method'"):
+        experiments.paired_differences(rows, "method", "a", "b")

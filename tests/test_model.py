@@ -194,12 +194,12 @@ def test_train_refuses_a_task_with_another_vocabulary():
         train(ModelConfig(vocab_size=16), lookback(1, vocab_size=10), steps=1, progress=False)
 
 
-def test_context_extension_reports_four_methods_before_and_after():
+def test_context_extension_reports_every_method_before_and_after():
     task = lookback(2)
     config = ModelConfig(vocab_size=16, scheme="rope", d_model=8, n_heads=1, max_len=8)
     result = train(config, task, steps=5, batch_size=4, length=8, progress=False)
     out = experiments.context_extension(result, task, factor=2, finetune_steps=2, finetune_batch=2)
-    assert set(out) == {"plain", "interpolation", "ntk", "yarn"}
+    assert set(out) == {"plain", "interpolation", "ntk", "yarn", "yarn-paper"}
     assert all(0 <= v["before"] <= 1 and 0 <= v["after"] <= 1 for v in out.values())
     with pytest.raises(ValueError, match="needs a RoPE model, got scheme 'none'"):
         experiments.context_extension(

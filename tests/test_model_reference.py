@@ -67,6 +67,7 @@ def position_parts(params, config, t):
                 base=config.base,
                 alpha=config.yarn_alpha,
                 beta=config.yarn_beta,
+                ramp=config.yarn_ramp,
             )
             factor = yarn_attention_factor(config.yarn_scale)
 
@@ -197,8 +198,17 @@ LONG = np.random.default_rng(7).integers(0, 7, size=(2, 30))  # longer than max_
         {"yarn_scale": 4.0, "yarn_alpha": 0.5, "yarn_beta": 8.0},
         {"rope_positions_scale": 2.0, "yarn_scale": 2.0, "bos": True},
         {"yarn_scale": 2.5, "base": 100.0},
+        {"yarn_scale": 2.5, "yarn_ramp": "turns"},
     ],
-    ids=["interpolation", "ntk", "yarn", "yarn-ramp", "interpolation+yarn+bos", "yarn-base-100"],
+    ids=[
+        "interpolation",
+        "ntk",
+        "yarn",
+        "yarn-ramp",
+        "interpolation+yarn+bos",
+        "yarn-base-100",
+        "yarn-paper-ramp",
+    ],
 )
 def test_context_extension_equals_apply_rope_with_the_extended_positions(changes):
     config = small("rope", **changes)

@@ -19,7 +19,9 @@ from posenc_lib.rope import (
     rope_tables,
     rope_wavelengths,
     yarn_attention_factor,
+    yarn_correction_range,
     yarn_frequencies,
+    yarn_ramp,
 )
 
 dims = st.integers(1, 16).map(lambda n: 2 * n)
@@ -115,9 +117,9 @@ def test_position_interpolation_and_ntk_scaling():
     assert rope_frequencies(d, base=ntk_base(10000.0, scale, d))[0] == 1.0
 
 
-def test_yarn_keeps_fast_pairs_interpolates_slow_ones_and_ramps_between():
+def test_yarn_paper_ramp_keeps_fast_pairs_interpolates_slow_ones_and_ramps_in_turns():
     d, scale, length = 128, 8.0, 2048
-    theta, new = rope_frequencies(d), yarn_frequencies(d, scale, length)
+    theta, new = rope_frequencies(d), yarn_frequencies(d, scale, length, ramp="turns")
     rotations = length / rope_wavelengths(d)  # turns of each pair over the original context
     fast, slow = rotations >= 32, rotations <= 1
     assert fast.any() and slow.any() and (~fast & ~slow).any()
@@ -131,10 +133,52 @@ def test_yarn_keeps_fast_pairs_interpolates_slow_ones_and_ramps_between():
     assert np.all(np.diff(new / theta) <= 1e-12)  # the slowdown only grows toward slow pairs
 
 
-@given(dims.filter(lambda d: d >= 4), st.floats(1.0, 64.0), st.integers(1, 10_000))
-def test_yarn_frequencies_lie_between_interpolation_and_the_original(d, scale, length):
+def test_yarn_deployed_ramp_is_linear_in_the_pair_index_between_whole_numbers():
+    d, scale, length = 128, 8.0, 2048
     theta, new = rope_frequencies(d), yarn_frequencies(d, scale, length)
+    low, high = yarn_correction_range(d, length)
+    assert (low, high) == (16, 41)  # floor(16.13), ceil(40.20)
+    i = np.arange(d // 2)
+    np.testing.assert_allclose(new[i <= low], theta[i <= low])  # kept
+    np.testing.assert_allclose(new[i >= high], theta[i >= high] / scale)  # interpolated
+    keep = 1 - (i - low) / (high - low)
+    middle = (i > low) & (i < high)
+    np.testing.assert_allclose(
+        new[middle], (1 - keep[middle]) * theta[middle] / scale + keep[middle] * theta[middle]
+    )
+    np.testing.assert_allclose(np.diff(yarn_ramp(d, length)[middle]), -1 / (high - low))
+
+
+def test_the_two_yarn_ramps_agree_on_the_ends_at_llama_size_and_differ_at_toy_size():
+    turns = 2048 / rope_wavelengths(128)
+    index, paper = yarn_ramp(128, 2048), yarn_ramp(128, 2048, ramp="turns")
+    for gamma in (index, paper):
+        assert np.all(gamma[turns >= 32] == 1.0) and np.all(gamma[turns <= 1] == 0.0)
+    assert np.abs(index - paper).max() > 0.1  # the middles differ
+    np.testing.assert_array_equal(yarn_ramp(8, 32), [1.0, 0.0, 0.0, 0.0])
+    np.testing.assert_allclose(
+        yarn_ramp(8, 32, ramp="turns"), [(32 / (2 * np.pi) - 1) / 31, 0, 0, 0]
+    )
+
+
+def test_yarn_deployed_ramp_guards_a_zero_width_ramp_and_alpha_zero():
+    # pair 0 turns 0.64 times over 4 positions: both ends clamp to index 0, the code adds 0.001
+    # to high, and the ramp is a step there (pair 0 still kept, a quirk of the clamp)
+    assert yarn_correction_range(4, 4) == (0, 0)
+    np.testing.assert_array_equal(yarn_ramp(4, 4), [1.0, 0.0])
+    assert yarn_correction_range(16, 64, alpha=0.0) == (0, 15)  # the limit alpha -> 0
+
+
+@given(
+    dims.filter(lambda d: d >= 4),
+    st.floats(1.0, 64.0),
+    st.integers(1, 10_000),
+    st.sampled_from(["index", "turns"]),
+)
+def test_yarn_frequencies_lie_between_interpolation_and_the_original(d, scale, length, ramp):
+    theta, new = rope_frequencies(d), yarn_frequencies(d, scale, length, ramp=ramp)
     assert np.all(new <= theta * (1 + 1e-12)) and np.all(new >= theta / scale * (1 - 1e-12))
+    assert np.all(np.diff(new / theta) <= 1e-12)  # the slowdown only grows toward slow pairs
 
 
 def test_yarn_changes_nothing_without_a_longer_context():

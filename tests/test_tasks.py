@@ -1,5 +1,6 @@
 """The synthetic tasks of chapter 6 draw what their docstrings say: every token of the vocabulary,
-markers at the stated density, targets by the stated rule, and the Markov chain's entropy."""
+markers at the stated density, targets by the stated rule, and the Markov chain's entropy; and each
+task's honest floors (chance and the best rule without positions) are what playing them scores."""
 
 import numpy as np
 import pytest
@@ -8,11 +9,14 @@ from posenc_lib.tasks import (
     IGNORE,
     TASKS,
     Task,
+    chance_level,
     has_target,
     lookback,
     markov,
     markov_entropy,
     markov_transitions,
+    position_free_levels,
+    position_free_scores,
     recent_marker,
 )
 
@@ -117,3 +121,73 @@ def test_a_task_needs_a_name_a_metric_it_knows_and_a_sampler():
     with pytest.raises(ValueError, match=r"^Task: metric must be one of 'accuracy', 'loss'"):
         Task("t", 4, "perplexity", lambda rng, b, n: None)
     assert Task("t", 4, "loss", lambda rng, b, n: None).description == ""
+
+
+# -- honest floors -------------------------------------------------------------------------------
+
+
+def test_chance_is_the_best_constant_guess_of_each_answer_distribution():
+    assert chance_level(lookback(3)) == 1 / 16
+    assert chance_level(recent_marker()) == 0.25  # always one of the 4 markers
+    tokens, targets = recent_marker().sample(0, 64, 64)
+    assert set(np.unique(targets[targets >= 0]).tolist()) == {0, 1, 2, 3}
+    p = np.asarray(markov().answers)
+    _, targets = markov().sample(0, 256, 128)
+    observed = np.bincount(targets[targets >= 0], minlength=16) / np.sum(targets >= 0)
+    np.testing.assert_allclose(observed, p, atol=0.01)  # the stationary marginal
+    assert chance_level(markov()) == pytest.approx(-np.sum(p * np.log(p)))
+    assert chance_level(markov()) < np.log(16)
+
+
+@pytest.mark.parametrize("name", ["lookback-3", "recent-marker"])
+def test_position_free_expected_accuracy_matches_playing_the_rule(name):
+    """The rule's expected accuracy (max count / total) equals what guessing by it scores."""
+    task = TASKS[name]()
+    tokens, targets = task.sample(5, 400, 96)
+    expected = task.position_free(tokens, targets)
+    one_hot = tokens[..., None] == np.arange(16)
+    before = np.cumsum(one_hot, axis=1) - one_hot
+    if name == "recent-marker":
+        before[..., 4:] = 0
+    noise = np.random.default_rng(1).random(before.shape) * 1e-3  # random tie-breaking
+    guess = np.argmax(before + noise, axis=-1)
+    if name == "recent-marker":
+        guess = np.where(tokens < 4, tokens, guess)
+    played = guess == targets
+    present = targets >= 0
+    assert np.mean(played[:, 32:][present[:, 32:]]) == pytest.approx(
+        np.nanmean(expected[:, 32:]), abs=0.01
+    )
+
+
+def test_position_free_rules_beat_other_rules_that_ignore_positions():
+    tokens, targets = recent_marker().sample(7, 400, 128)
+    best = np.nanmean(recent_marker().position_free(tokens, targets)[:, 32:])
+    present = targets[:, 32:] >= 0
+    # "the marker seen most often, the current token counted like any other" (no special case)
+    one_hot = (tokens[..., None] == np.arange(4)).cumsum(axis=1)
+    mode = np.argmax(one_hot + np.random.default_rng(0).random(one_hot.shape) * 1e-3, -1)
+    assert np.mean((mode == targets)[:, 32:][present]) < best - 0.05
+    assert 0.25 < best < 0.6
+    tokens, targets = markov().sample(7, 200, 64)
+    loss = np.nanmean(markov().position_free(tokens, targets)[:, 1:])
+    assert markov_entropy() < loss < chance_level(markov())
+    # better than the chain's P(next | current token) alone, averaged over the token before
+    table = markov_transitions()
+    pairs = np.full((16, 16), 1 / 256)
+    for _ in range(200):
+        pairs = np.einsum("ab,abc->bc", pairs, table)
+    one_back = np.einsum("ab,abc->bc", pairs, table) / pairs.sum(0)[:, None]
+    current_only = -np.log(one_back[tokens[:, 1:], targets[:, 1:]]).mean()
+    assert loss < current_only - 0.05
+
+
+def test_position_free_levels_follow_the_study_regions():
+    task = lookback(3)
+    levels = position_free_levels(task, (32, 64), 32, n_sequences=64)
+    totals, counts = position_free_scores(task, 64, n_sequences=64)
+    assert levels[64] == pytest.approx(totals[32:].sum() / counts[32:].sum())
+    totals, counts = position_free_scores(task, 32, n_sequences=64)
+    assert levels[32] == pytest.approx(totals.sum() / counts.sum())
+    with pytest.raises(ValueError, match="has no position-free rule"):
+        position_free_scores(Task("t", 4, "loss", lookback(1, 4).sampler), 8)

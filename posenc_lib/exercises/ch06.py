@@ -117,8 +117,10 @@ q3 = ChoiceExercise(
     solution_code='answer_interpolation = "a"',
     answer_name="answer_interpolation",
     options={
-        "a": "Right: the query and key 3 tokens apart now differ by 0.75 positions, so the "
-        "pattern 'exactly 3 back' the model learnt no longer lines up; fine-tuning re-learns it.",
+        "a": "Right: a query and key 3 tokens apart now differ by 0.75 positions, an offset the "
+        "model never saw, and the learnt 'exactly 3 back' fires at the key whose squeezed offset "
+        "is 3: about 12 tokens back (section 7 prints it). In this study 40 fine-tuning steps at "
+        "128 tokens did not undo that: interpolation stays near chance after them.",
         "b": "No: only the rotation angles of queries and keys change; the embeddings are the same.",
         "c": "No: the mask is untouched; only positions inside the rotation are divided.",
     },
