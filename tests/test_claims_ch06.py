@@ -113,7 +113,7 @@ def test_only_t5_keeps_the_exact_offset_past_the_training_length(study):
 
 
 def test_the_learned_table_has_one_point_per_task_drawn_larger_and_hollow(study):
-    """06 (4x8+mlp): the learned table's only point, at 32 (1.00, 0.98 and 1.55), is drawn larger and hollow so the other schemes' points there do not hide it."""
+    """06 (4x8+mlp): the learned table's only point, at 32 (1.00, 0.98 and 1.54), is drawn larger and hollow so the other schemes' points there do not hide it."""
     import matplotlib.pyplot as plt
 
     from posenc_lib.plots import plot_results
@@ -122,7 +122,7 @@ def test_the_learned_table_has_one_point_per_task_drawn_larger_and_hollow(study)
     values = [
         mean(trained, task, "learned", 32) for task in ("lookback-3", "recent-marker", "markov")
     ]
-    assert [two(v) for v in values] == ["1.00", "0.98", "1.55"]
+    assert [two(v) for v in values] == ["1.00", "0.98", "1.54"]
     axes = plot_results(study[0], config=WIDE)
     for ax, value in zip(axes, values, strict=True):
         (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "learned"]
@@ -147,20 +147,36 @@ def test_alibi_is_flat_on_lookback_at_the_level_it_had_at_32(study):
 
 
 def test_the_biases_hold_recency_and_the_others_fall(study):
-    """06 (4x8+mlp): ALiBi (0.94-0.95) and T5 (0.91-0.93) hold recent-marker on unseen positions; RoPE,
-    sinusoidal and NoPE fall to about 0.4 by 256."""
+    """06 (4x8+mlp): ALiBi (0.93-0.94) and T5 (0.88-0.90) hold recent-marker on unseen positions, ALiBi
+    ahead of T5 on every seed at 256; sinusoidal and NoPE fall to 0.351 and 0.413 by 256, RoPE to 0.479."""
     unseen = summarize(study[0], config=WIDE, region="unseen")
     alibi = [mean(unseen, "recent-marker", "alibi", n) for n in (64, 128, 256)]
     t5 = [mean(unseen, "recent-marker", "t5", n) for n in (64, 128, 256)]
-    assert {two(v) for v in alibi} <= {"0.94", "0.95"} and {two(v) for v in t5} <= {"0.91", "0.93"}
-    for scheme in ("rope", "sinusoidal", "none"):
-        assert 0.35 < mean(unseen, "recent-marker", scheme, 256) < 0.45
+    assert {two(v) for v in alibi} == {"0.93", "0.94"} and {two(v) for v in t5} == {"0.88", "0.90"}
+    assert [
+        f"{mean(unseen, 'recent-marker', s, 256):.3f}" for s in ("sinusoidal", "none", "rope")
+    ] == [
+        "0.351",
+        "0.413",
+        "0.479",
+    ]
+    pairs = experiments.paired_differences(
+        study[0],
+        "scheme",
+        "alibi",
+        "t5",
+        task="recent-marker",
+        config=WIDE,
+        eval_len=256,
+        region="unseen",
+    )
+    assert len(pairs) == 3 and all(p["difference"] > 0 for p in pairs)
 
 
 def test_on_markov_the_biases_hold_and_sinusoidal_and_rope_blow_up(study):
-    """06 (4x8+mlp): T5 has the lowest loss at 32 and on unseen positions (1.44 -> 1.66); ALiBi starts
-    at 1.94 and stays nearly flat (2.03); sinusoidal and RoPE jump to 3.5-3.6 at 256, worse than no
-    positions (2.58)."""
+    """06 (4x8+mlp): T5 has the lowest loss at 32 and on unseen positions (1.44 -> 1.65); ALiBi starts
+    at 1.92 and stays nearly flat (1.99); sinusoidal and RoPE jump to 3.1-3.3 at 64 and 3.5-3.6 at 256,
+    worse than no positions (2.57)."""
     records = study[0]
     trained, unseen = (
         summarize(records, config=WIDE),
@@ -173,14 +189,18 @@ def test_on_markov_the_biases_hold_and_sinusoidal_and_rope_blow_up(study):
         assert min(runnable, key=lambda s: mean(unseen, "markov", s, n)) == "t5"
     assert (two(mean(trained, "markov", "t5", 32)), two(mean(unseen, "markov", "t5", 256))) == (
         "1.44",
-        "1.66",
+        "1.65",
     )
-    assert two(mean(trained, "markov", "alibi", 32)) == "1.94"
-    assert two(mean(unseen, "markov", "alibi", 256)) == "2.03"
+    assert two(mean(trained, "markov", "alibi", 32)) == "1.92"
+    assert two(mean(unseen, "markov", "alibi", 256)) == "1.99"
+    assert sorted(two(mean(unseen, "markov", s, 64)) for s in ("sinusoidal", "rope")) == [
+        "3.09",
+        "3.33",
+    ]
     for scheme in ("sinusoidal", "rope"):  # the recap: "more than double theirs"
         assert mean(unseen, "markov", scheme, 256) > 2 * mean(trained, "markov", scheme, 32)
     none = mean(unseen, "markov", "none", 256)
-    assert two(none) == "2.58"
+    assert two(none) == "2.57"
     for scheme in ("sinusoidal", "rope"):
         assert 3.45 < mean(unseen, "markov", scheme, 256) < 3.65
         assert (
@@ -193,32 +213,38 @@ def test_on_markov_the_biases_hold_and_sinusoidal_and_rope_blow_up(study):
 
 
 def test_the_position_curves_show_where_each_scheme_breaks(study):
-    """06 (4x8+mlp, length 256, blocks of 16): lookback-3: sinusoidal 0.29 on 32-47; RoPE about half on
-    32-47 and chance from 48; T5 0.98 on 48-63, 0.54 on 240-255. recent-marker: the biases 0.81 or more
-    in every block; RoPE and sinusoidal 0.28 and 0.39 on 48-63; NoPE 0.55 on 16-31."""
+    """06 (4x8+mlp, length 256, blocks of 16): lookback-3: sinusoidal 0.29 on 32-47; RoPE 0.58 on
+    32-47 and chance from 48; T5 0.98 on 48-63, 0.54 on 240-255. recent-marker: the biases 0.77 or more
+    in the printed blocks; RoPE and sinusoidal 0.37 and 0.40 on 48-63, below the position-free rule's
+    0.53; NoPE 0.50 on 16-31, under the rule's 0.66."""
     curves = study[1]
     lb = position_curves(curves, "lookback-3", config=WIDE, bin_width=16)
     assert two(lb["sinusoidal"][1][2]) == "0.29"
-    assert 0.4 < lb["rope"][1][2] < 0.6 and np.all(np.abs(lb["rope"][1][3:] - CHANCE) < 0.05)
+    assert two(lb["rope"][1][2]) == "0.58" and np.all(np.abs(lb["rope"][1][3:] - CHANCE) < 0.05)
     assert two(lb["t5"][1][3]) == "0.98" and two(lb["t5"][1][-1]) == "0.54"
     assert np.all(np.diff(lb["t5"][1][2:]) <= 0.005)  # a slow decline
     rm = position_curves(curves, "recent-marker", config=WIDE, bin_width=16)
     for scheme in ("alibi", "t5"):
-        assert rm[scheme][1].min() >= 0.805
-    assert (two(rm["rope"][1][3]), two(rm["sinusoidal"][1][3])) == ("0.28", "0.39")
-    assert two(rm["none"][1][1]) == "0.55"
+        assert rm[scheme][1][[1, 2, 3, -1]].min() >= 0.765
+    assert (two(rm["rope"][1][3]), two(rm["sinusoidal"][1][3])) == ("0.37", "0.40")
+    assert two(rm["none"][1][1]) == "0.50"
+    totals, counts = position_free_scores(TASKS["recent-marker"](), 256)
+    rule = {(a, b): totals[a:b].sum() / counts[a:b].sum() for a, b in ((16, 32), (48, 64))}
+    assert (two(rule[(48, 64)]), two(rule[(16, 32)])) == ("0.53", "0.66")
+    assert max(rm["rope"][1][3], rm["sinusoidal"][1][3]) < rule[(48, 64)]
+    assert rm["none"][1][1] < rule[(16, 32)]
 
 
 # -- section 5: configurations ------------------------------------------------------------------
 
 
 def test_one_wide_head_helps_rope(study):
-    """06 (1x32): RoPE keeps 0.84 (0.82-0.87) on recent-marker at 256 against 0.42 in 4x8+mlp, 0.93 on
+    """06 (1x32): RoPE keeps 0.84 (0.80-0.90) on recent-marker at 256 against 0.48 in 4x8+mlp, 0.93 on
     lookback-3 at 64 against 0.32, and still ends at 0.59 at 256."""
     records = study[0]
     one, wide = (summarize(records, config=c, region="unseen") for c in (ONE, WIDE))
-    assert [two(v) for v in one[("recent-marker", "rope", 256)]] == ["0.84", "0.82", "0.87"]
-    assert two(mean(wide, "recent-marker", "rope", 256)) == "0.42"
+    assert [two(v) for v in one[("recent-marker", "rope", 256)]] == ["0.84", "0.80", "0.90"]
+    assert two(mean(wide, "recent-marker", "rope", 256)) == "0.48"
     assert (
         two(mean(one, "lookback-3", "rope", 64)),
         two(mean(wide, "lookback-3", "rope", 64)),
@@ -242,43 +268,86 @@ def test_one_head_of_alibi_is_almost_no_positions(study):
 
 
 def test_t5_is_the_best_scheme_at_256_in_every_task_with_one_wide_head(study):
-    """06 (1x32): at 256 tokens T5 is the best scheme on all three tasks (0.91 on lookback-3)."""
+    """06 (1x32): at 256 tokens T5 is the best scheme on all three tasks (0.91 on lookback-3), ahead of
+    the runner-up on every seed on lookback-3 and markov; on recent-marker RoPE is close behind and ahead
+    of T5 on one seed of three."""
     unseen = summarize(study[0], config=ONE, region="unseen")
     runnable = ("none", "sinusoidal", "rope", "alibi", "t5")
     for task, better in (("lookback-3", max), ("recent-marker", max), ("markov", min)):
         assert better(runnable, key=lambda s, task=task: mean(unseen, task, s, 256)) == "t5"
     assert two(mean(unseen, "lookback-3", "t5", 256)) == "0.91"
+    for task, runner_up, better in (("lookback-3", "rope", 1), ("markov", "alibi", -1)):
+        pairs = experiments.paired_differences(
+            study[0],
+            "scheme",
+            "t5",
+            runner_up,
+            task=task,
+            config=ONE,
+            eval_len=256,
+            region="unseen",
+        )
+        assert len(pairs) == 3 and all(better * p["difference"] > 0 for p in pairs)
+    pairs = experiments.paired_differences(
+        study[0],
+        "scheme",
+        "t5",
+        "rope",
+        task="recent-marker",
+        config=ONE,
+        eval_len=256,
+        region="unseen",
+    )
+    assert sorted(p["difference"] > 0 for p in pairs) == [False, True, True]
 
 
 def test_two_layers_repeat_the_one_layer_picture(study):
-    """06 (2L-4x8+mlp+bos): T5 holds lookback-3 less well than in one layer (0.61 at 256 against 0.76);
-    ALiBi holds recent-marker best (0.98); sinusoidal and RoPE degrade on every task."""
+    """06 (2L-4x8+mlp+bos): T5 holds lookback-3 less well than in one layer (0.59 at 256 against 0.78);
+    ALiBi holds recent-marker best (0.97), ahead of T5 on every seed; sinusoidal and RoPE degrade on every task."""
     records = study[0]
     deep, wide = (summarize(records, config=c, region="unseen") for c in (DEEP, WIDE))
     trained = summarize(records, config=DEEP)
     assert (
         two(mean(deep, "lookback-3", "t5", 256))
-        == "0.61"
+        == "0.59"
         < two(mean(wide, "lookback-3", "t5", 256))
     )
     runnable = ("none", "sinusoidal", "rope", "alibi", "t5")
     assert max(runnable, key=lambda s: mean(deep, "recent-marker", s, 256)) == "alibi"
-    assert two(mean(deep, "recent-marker", "alibi", 256)) == "0.98"
+    assert two(mean(deep, "recent-marker", "alibi", 256)) == "0.97"
+    pairs = experiments.paired_differences(
+        records,
+        "scheme",
+        "alibi",
+        "t5",
+        task="recent-marker",
+        config=DEEP,
+        eval_len=256,
+        region="unseen",
+    )
+    assert len(pairs) == 3 and all(p["difference"] > 0 for p in pairs)
     for scheme in ("sinusoidal", "rope"):
         for task in ("lookback-3", "recent-marker"):
             assert mean(deep, task, scheme, 256) < mean(trained, task, scheme, 32) - 0.5
         assert mean(deep, "markov", scheme, 256) > mean(trained, "markov", scheme, 32) + 1.5
 
 
-def test_rope_collapses_in_two_configurations_and_keeps_recency_in_the_third(study):
-    """06: "RoPE collapses past the training length on every task" holds for 4x8+mlp and the two-layer
-    configuration; with one head of width 32 it keeps most of its recent-marker accuracy."""
+def test_rope_degrades_in_every_configuration_least_with_one_wide_head(study):
+    """06: RoPE degrades past the training length on every task in all three configurations (its 256-token
+    unseen score is worse than its trained one on every task), least with one head of width 32, where it
+    keeps most of its recent-marker accuracy (0.84)."""
     records = study[0]
-    for config in (WIDE, DEEP):
-        unseen, none = summarize(records, config=config, region="unseen"), "none"
-        for task in ("lookback-3", "recent-marker"):
-            assert mean(unseen, task, "rope", 256) < 0.45
-        assert mean(unseen, "markov", "rope", 256) > mean(unseen, "markov", none, 256)
+    drops = {}
+    for config in experiments.CONFIGS:
+        trained = summarize(records, config=config)
+        unseen = summarize(records, config=config, region="unseen")
+        for task in experiments.TASKS:
+            sign = -1 if TASKS[task]().metric == "loss" else 1
+            drop = sign * (mean(trained, task, "rope", 32) - mean(unseen, task, "rope", 256))
+            assert drop > 0.1, (config, task)
+            drops[(config, task)] = drop
+    for task in experiments.TASKS:
+        assert min(experiments.CONFIGS, key=lambda c, task=task: drops[(c, task)]) == ONE
     one = summarize(records, config=ONE, region="unseen")
     assert mean(one, "recent-marker", "rope", 256) > 0.8
 
@@ -292,10 +361,10 @@ def test_alibi_keeps_recency_only_with_several_heads(study):
 
 
 def test_nope_with_two_layers_learns_positions_but_does_not_carry_them(study):
-    """06: with two layers and a start token NoPE learns more at 32 (0.59 against 0.21 on lookback-3,
-    0.92 against 0.70 on recent-marker), far above the position-free rule (0.21, 0.73), but past 32 it
-    falls to or below the rule on lookback-3 (0.12, 0.07 against 0.14, 0.11) and on recent-marker is
-    above it at 64 (0.72 against 0.55) and close to it at 256 (0.49 against 0.47); T5 or ALiBi beat it
+    """06: with two layers and a start token NoPE learns more at 32 (0.64 against 0.20 on lookback-3,
+    0.93 against 0.70 on recent-marker), far above the position-free rule (0.21, 0.73), but past 32 it
+    falls below the rule on lookback-3 (0.11, 0.08 against 0.14, 0.11) and on recent-marker is
+    above it at 64 (0.68 against 0.55) and just below it at 256 (0.45 against 0.47); T5 or ALiBi beat it
     on every task at every unseen length."""
     records = study[0]
     deep, wide = summarize(records, config=DEEP), summarize(records, config=WIDE)
@@ -303,16 +372,16 @@ def test_nope_with_two_layers_learns_positions_but_does_not_carry_them(study):
         two(mean(deep, "lookback-3", "none", 32)),
         two(mean(wide, "lookback-3", "none", 32)),
     ) == (
-        "0.59",
-        "0.21",
+        "0.64",
+        "0.20",
     )
     assert (
         two(mean(deep, "recent-marker", "none", 32)),
         two(mean(wide, "recent-marker", "none", 32)),
-    ) == ("0.92", "0.70")
+    ) == ("0.93", "0.70")
     unseen = summarize(records, config=DEEP, region="unseen")
-    assert [two(mean(unseen, "lookback-3", "none", n)) for n in (64, 256)] == ["0.12", "0.07"]
-    assert two(mean(unseen, "recent-marker", "none", 256)) == "0.49"
+    assert [two(mean(unseen, "lookback-3", "none", n)) for n in (64, 256)] == ["0.11", "0.08"]
+    assert two(mean(unseen, "recent-marker", "none", 256)) == "0.45"
     for n in (64, 128, 256):
         for task in ("lookback-3", "recent-marker"):
             best_bias = max(mean(unseen, task, s, n) for s in ("alibi", "t5"))
@@ -332,11 +401,11 @@ def test_nope_with_two_layers_learns_positions_but_does_not_carry_them(study):
     for n in (64, 256):
         assert mean(unseen, "lookback-3", "none", n) < rule["lookback-3"][n]
     assert [two(mean(unseen, "recent-marker", "none", 64)), two(rule["recent-marker"][64])] == [
-        "0.72",
+        "0.68",
         "0.55",
     ]
     assert [two(mean(unseen, "recent-marker", "none", 256)), two(rule["recent-marker"][256])] == [
-        "0.49",
+        "0.45",
         "0.47",
     ]
 
@@ -344,7 +413,7 @@ def test_nope_with_two_layers_learns_positions_but_does_not_carry_them(study):
 def test_the_side_by_side_table_lists_every_configuration(study):
     """06: the side-by-side table shows every configuration's mean and seed range."""
     text = compare_configs(study[0], "recent-marker")
-    assert all(c in text for c in experiments.CONFIGS) and "0.84 (0.82-0.87)" in text
+    assert all(c in text for c in experiments.CONFIGS) and "0.84 (0.80-0.90)" in text
 
 
 # -- section 7: context extension ---------------------------------------------------------------
@@ -355,9 +424,10 @@ def extension(study, task, config, method, stage):
 
 
 def test_on_lookback_only_the_deployed_yarn_works_before_fine_tuning(study):
-    """06: on lookback-3 the deployed YaRN is the only method that works before fine-tuning (0.96 in
-    4x8+mlp against 0.38 NTK and 0.15 plain; 0.96 and 0.95 in the other configurations), ahead of the
-    paper's ramp by at least 0.82 on every seed; after 40 steps 1.00 everywhere; plain and NTK reach
+    """06: on lookback-3 the deployed YaRN is the best method before fine-tuning in every configuration
+    (0.96 in 4x8+mlp against 0.38 NTK and 0.15 plain; 0.96 and 0.95 in the other configurations), ahead
+    of the paper's ramp by at least 0.82 on every seed and of NTK on every seed in the two 4-head
+    configurations; in 1x32 NTK nearly matches it (0.93; YaRN ahead on two seeds, level on one); after 40 steps 1.00 everywhere; plain and NTK reach
     1.00 in 1x32 and two layers but not in 4x8+mlp (0.44, 0.67); interpolation and the paper's ramp
     stay at chance (0.06 to 0.07) before and after; in 1x32 plain keeps 0.79 and NTK 0.93."""
     methods = experiments.EXTENSION_METHODS
@@ -378,11 +448,97 @@ def test_on_lookback_only_the_deployed_yarn_works_before_fine_tuning(study):
         study[2], "method", "yarn", "yarn-paper", task="lookback-3", region="unseen", stage="before"
     )
     assert len(pairs) == 9 and min(p["difference"] for p in pairs) >= 0.815
+    for config in (WIDE, DEEP):
+        pairs = experiments.paired_differences(
+            study[2],
+            "method",
+            "yarn",
+            "ntk",
+            task="lookback-3",
+            config=config,
+            region="unseen",
+            stage="before",
+        )
+        assert len(pairs) == 3 and all(p["difference"] > 0 for p in pairs)
+    pairs = experiments.paired_differences(
+        study[2],
+        "method",
+        "yarn",
+        "ntk",
+        task="lookback-3",
+        config=ONE,
+        region="unseen",
+        stage="before",
+    )
+    assert sorted(round(p["difference"], 2) > 0 for p in pairs) == [False, True, True]
     after = {m: extension(study, "lookback-3", WIDE, m, "after") for m in ("plain", "ntk")}
     assert (two(after["plain"]), two(after["ntk"])) == ("0.44", "0.67")
     for config in (ONE, DEEP):
         for method in ("plain", "ntk"):
             assert two(extension(study, "lookback-3", config, method, "after")) == "1.00"
+
+
+def test_on_markov_the_deployed_yarn_is_the_only_method_below_the_position_free_rule(study):
+    """06: on markov at 128 tokens (chance 2.762, position-free rule 2.498) before fine-tuning, in the two
+    4-head configurations only the deployed YaRN is below the rule (2.13, 1.96); plain, interpolation and
+    NTK are worse than chance (2.84 to 3.46) and the paper's ramp lies between the floors (2.66, 2.74);
+    after 40 steps every method improves and YaRN is lowest (1.43, 1.38), ahead of plain (mean 1.09,
+    1.07) and of the paper's ramp on every seed; in 1x32 the methods are close (2.48 to 2.69 before, 2.21
+    to 2.31 after), YaRN's lead over plain 0.11 and 0.02; the deployed ramp's loss is below the paper's
+    on every seed in every configuration, before and after."""
+    chain = markov()
+    rule = position_free_levels(chain, [128], 32)[128]
+    assert (f"{chance_level(chain):.3f}", f"{rule:.3f}") == ("2.762", "2.498")
+    methods = experiments.EXTENSION_METHODS
+    table = {
+        (c, m, st): extension(study, "markov", c, m, st)
+        for c in experiments.CONFIGS
+        for m in methods
+        for st in ("before", "after")
+    }
+    for config, yarn_before, yarn_after in ((WIDE, "2.13", "1.43"), (DEEP, "1.96", "1.38")):
+        assert two(table[(config, "yarn", "before")]) == yarn_before
+        assert two(table[(config, "yarn", "after")]) == yarn_after
+        below = [m for m in methods if table[(config, m, "before")] < rule]
+        assert below == ["yarn"]
+        for method in ("plain", "interpolation", "ntk"):
+            assert table[(config, method, "before")] > chance_level(chain)
+        assert rule < table[(config, "yarn-paper", "before")] < chance_level(chain)
+        assert min(methods, key=lambda m, c=config: table[(c, m, "after")]) == "yarn"
+    worse = [
+        table[(c, m, "before")] for c in (WIDE, DEEP) for m in ("plain", "interpolation", "ntk")
+    ]
+    assert (two(min(worse)), two(max(worse))) == ("2.84", "3.46")
+    assert sorted(two(table[(c, "yarn-paper", "before")]) for c in (WIDE, DEEP)) == ["2.66", "2.74"]
+    for key in table:
+        if key[2] == "after":
+            assert table[key] < table[(key[0], key[1], "before")]
+    ones = {st: [table[(ONE, m, st)] for m in methods] for st in ("before", "after")}
+    assert [two(f(ones["before"])) for f in (min, max)] == ["2.48", "2.69"]
+    assert [two(f(ones["after"])) for f in (min, max)] == ["2.21", "2.31"]
+    for config, stage, gap in (
+        (WIDE, "after", "1.09"),
+        (DEEP, "after", "1.07"),
+        (ONE, "before", "0.11"),
+        (ONE, "after", "0.02"),
+    ):
+        pairs = experiments.paired_differences(
+            study[2],
+            "method",
+            "yarn",
+            "plain",
+            task="markov",
+            config=config,
+            region="unseen",
+            stage=stage,
+        )
+        assert f"{-np.mean([p['difference'] for p in pairs]):.2f}" == gap
+        if config != ONE:
+            assert all(p["difference"] < 0 for p in pairs)
+    pairs = experiments.paired_differences(
+        study[2], "method", "yarn", "yarn-paper", task="markov", region="unseen"
+    )
+    assert len(pairs) == 18 and all(p["difference"] < 0 for p in pairs)
 
 
 def test_the_two_yarn_ramps_at_a_head_of_8_trained_on_32_tokens():
@@ -474,7 +630,7 @@ def test_only_the_fastest_pair_turns_within_the_training_length():
     records = experiments.load_study()[0]
     one, wide = (summarize(records, config=c, region="unseen") for c in (ONE, WIDE))
     for task in ("lookback-3", "recent-marker"):
-        assert mean(one, task, "rope", 64) > mean(wide, task, "rope", 64) + 0.25
+        assert mean(one, task, "rope", 64) > mean(wide, task, "rope", 64) + 0.2
     assert mean(one, "markov", "rope", 64) < mean(wide, "markov", "rope", 64) - 0.5
 
 
@@ -523,7 +679,8 @@ def test_t5_learnt_one_bump_on_bucket_three_and_its_stripe_only_thins(live, head
 
 @pytest.mark.slow  # trains two models for the study's 400 steps
 def test_alibi_cannot_single_out_even_one_key_back_in_one_layer():
-    """06: ALiBi gets 0.776 of "copy the token one back" right at the training length, T5 all of them
+    """06: ALiBi gets 0.776 of "copy the token one back" right at the training length, T5 1.000 (to three
+    decimals)
     (the default configuration, one seed); that this costs ALiBi on the Markov chain is left a
     hypothesis."""
     from posenc_lib import experiments
@@ -543,7 +700,7 @@ def test_alibi_cannot_single_out_even_one_key_back_in_one_layer():
         )
         scores[scheme] = evaluate(result.params, config, lookback(1), 32)
     assert round(scores["alibi"], 3) == 0.776
-    assert scores["t5"] == 1.0
+    assert round(scores["t5"], 3) == 1.0
 
 
 # -- section 1: honest floors (chance, the best rule without positions) -------------------------
@@ -609,8 +766,9 @@ def test_one_layer_nope_never_beats_the_position_free_rule(study):
 
 
 def test_past_the_training_length_rope_sinusoidal_and_nope_fall_below_the_position_free_rule(study):
-    """06 (4x8+mlp, 256 tokens, unseen): on recent-marker RoPE, sinusoidal and NoPE (0.42, 0.39, 0.41)
-    are above chance (0.25) but below the position-free rule (0.475) on every seed, while ALiBi and T5
+    """06 (4x8+mlp, 256 tokens, unseen): on recent-marker sinusoidal and NoPE (0.35, 0.41) are above
+    chance (0.25) but below the position-free rule (0.475) on every seed, RoPE (0.48) ends level with it
+    (one seed of three above, two below), while ALiBi and T5
     are above it on every seed; on lookback-3 RoPE ends below the rule (0.107) on every seed; on markov
     sinusoidal and RoPE are worse than chance (2.762) on every seed, the biases better than the rule."""
     records = study[0]
@@ -623,13 +781,18 @@ def test_past_the_training_length_rope_sinusoidal_and_nope_fall_below_the_positi
     floor = {name: position_free_levels(make(), [256], 32)[256] for name, make in TASKS.items()}
     unseen = summarize(records, config=WIDE, region="unseen")
     assert [two(mean(unseen, "recent-marker", s, 256)) for s in ("rope", "sinusoidal", "none")] == [
-        "0.42",
-        "0.39",
+        "0.48",
+        "0.35",
         "0.41",
     ]
-    for scheme in ("rope", "sinusoidal", "none"):
+    for scheme in ("sinusoidal", "none"):
         values = seeds("recent-marker", scheme)
         assert np.all(values > 0.25) and np.all(values < floor["recent-marker"])
+    rope = seeds("recent-marker", "rope")
+    assert (
+        np.sum(rope > floor["recent-marker"]) == 1
+        and abs(rope.mean() - floor["recent-marker"]) < 0.01
+    )
     for scheme in ("alibi", "t5"):
         assert np.all(seeds("recent-marker", scheme) > floor["recent-marker"])
         assert np.all(seeds("markov", scheme) < floor["markov"])
@@ -717,7 +880,7 @@ def test_keeping_pair_0_and_bringing_the_slow_pairs_back_restores_offset_three(e
     hits = {m: f"{h[3]:.3f}" for m, (_, h) in extended_head.items()}
     assert (hits["yarn"], hits["plain"], hits["ntk"]) == ("0.941", "0.141", "0.392")
     peaks = extended_head["yarn"][0]
-    assert np.mean(peaks == 3) > 0.75 and np.mean(extended_head["plain"][0] == 3) < 0.1
+    assert np.mean(peaks == 3) > 0.75 and np.mean(extended_head["plain"][0] == 3) < 0.15
 
 
 @pytest.mark.slow
