@@ -329,7 +329,7 @@ def region_records(fields, scored, train_len, metric, *, keys=()):
     Returns
     -------
     list of dict
-        {**fields, eval_len, *keys, region, metric, value}.
+        ``{**fields, eval_len, *keys, region, metric, value}``.
 
     Examples
     --------
@@ -377,7 +377,7 @@ def curve_record(fields, evaluation, metric, totals, counts, *, digits):
     Returns
     -------
     dict
-        {**fields, **evaluation, metric, totals, counts}.
+        ``{**fields, **evaluation, metric, totals, counts}``.
 
     Examples
     --------
