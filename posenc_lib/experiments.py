@@ -583,7 +583,7 @@ def load_study(directory=None):
 
     >>> records, curves, extension = load_study()
     >>> len(records), len(curves), len(extension)
-    (1134, 135, 288)
+    (1134, 135, 360)
     >>> sorted(records[0])
     ['config', 'eval_len', 'metric', 'region', 'scheme', 'seed', 'task', 'train_len', 'value']
     """
@@ -723,13 +723,13 @@ def results_table(records, *, config=None, region="unseen", digits=2):
     >>> for line in lines[2:10]:
     ...     print(line)
     lookback-3 (accuracy)
-      scheme        L=32 (trained)      L=64 unseen     L=128 unseen     L=256 unseen
-      none         0.21 (0.20-0.21) 0.12 (0.11-0.13) 0.10 (0.10-0.11) 0.09 (0.09-0.10)
-      sinusoidal   1.00 (1.00-1.00) 0.23 (0.17-0.29) 0.17 (0.12-0.22) 0.14 (0.10-0.16)
+      scheme         L=32 (trained)      L=64 unseen     L=128 unseen     L=256 unseen
+      none         0.20 (0.20-0.20) 0.12 (0.11-0.13) 0.11 (0.10-0.11) 0.09 (0.09-0.09)
+      sinusoidal   1.00 (1.00-1.00) 0.28 (0.16-0.40) 0.19 (0.12-0.22) 0.14 (0.11-0.16)
       learned      1.00 (1.00-1.00)       cannot run       cannot run       cannot run
-      rope         1.00 (1.00-1.00) 0.31 (0.29-0.32) 0.14 (0.14-0.15) 0.10 (0.10-0.10)
-      alibi        0.32 (0.31-0.34) 0.30 (0.28-0.33) 0.30 (0.28-0.33) 0.29 (0.28-0.33)
-      t5           1.00 (1.00-1.00) 1.00 (1.00-1.00) 0.94 (0.93-0.94) 0.76 (0.73-0.79)
+      rope         1.00 (1.00-1.00) 0.32 (0.32-0.33) 0.15 (0.15-0.15) 0.10 (0.10-0.10)
+      alibi        0.32 (0.31-0.33) 0.30 (0.29-0.31) 0.30 (0.29-0.30) 0.29 (0.29-0.30)
+      t5           1.00 (1.00-1.00) 1.00 (0.99-1.00) 0.95 (0.93-0.96) 0.78 (0.74-0.83)
     """
     config = one_config(records, config, "results_table")
     rows = select(records, config=config, region=None)
@@ -794,12 +794,12 @@ def compare_configs(records, task, *, eval_len=256, region="unseen", digits=2):
     >>> print(compare_configs(records, "lookback-3"))
     lookback-3, unseen positions at L=256: mean (min-max) over seeds
     scheme                4x8+mlp             1x32   2L-4x8+mlp+bos
-    none         0.09 (0.09-0.10) 0.10 (0.10-0.10) 0.07 (0.07-0.09)
-    sinusoidal   0.14 (0.10-0.16) 0.15 (0.11-0.19) 0.15 (0.12-0.16)
+    none         0.09 (0.09-0.09) 0.09 (0.09-0.09) 0.08 (0.07-0.09)
+    sinusoidal   0.14 (0.11-0.16) 0.14 (0.12-0.17) 0.13 (0.11-0.16)
     learned            cannot run       cannot run       cannot run
-    rope         0.10 (0.10-0.10) 0.21 (0.19-0.22) 0.11 (0.10-0.11)
-    alibi        0.29 (0.28-0.33) 0.11 (0.11-0.12) 0.27 (0.25-0.28)
-    t5           0.76 (0.73-0.79) 0.91 (0.87-0.93) 0.61 (0.56-0.64)
+    rope         0.10 (0.10-0.10) 0.59 (0.48-0.76) 0.11 (0.10-0.12)
+    alibi        0.29 (0.29-0.30) 0.11 (0.10-0.11) 0.25 (0.25-0.27)
+    t5           0.78 (0.74-0.83) 0.91 (0.89-0.92) 0.59 (0.59-0.59)
     """
     configs = names(records, "config")
     schemes = names(select(records, task=task, region=None), "scheme")
@@ -1081,7 +1081,7 @@ def extension_summary(records, task, *, config=DEFAULT_CONFIG, region="unseen"):
     >>> records, curves, extension = load_study()
     >>> summary = extension_summary(extension, "lookback-3")
     >>> len(summary), [round(v, 2) for v in summary["ntk", "after"]]
-    (8, [0.66, 0.6, 0.74])
+    (10, [0.67, 0.65, 0.69])
     """
     groups = {}
     for r in select(records, task=task, config=config, region=region):
@@ -1118,10 +1118,11 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
     >>> print(extension_table(extension, "lookback-3"))
     lookback-3, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 3 seeds
     method                   before   after 40 steps
-    plain          0.14 (0.14-0.15) 0.47 (0.36-0.63)
-    interpolation  0.06 (0.06-0.06) 0.06 (0.06-0.07)
-    ntk            0.37 (0.36-0.38) 0.66 (0.60-0.74)
-    yarn           0.06 (0.06-0.07) 0.06 (0.06-0.07)
+    plain          0.15 (0.15-0.15) 0.44 (0.43-0.45)
+    interpolation  0.06 (0.06-0.06) 0.07 (0.06-0.07)
+    ntk            0.38 (0.37-0.38) 0.67 (0.65-0.69)
+    yarn           0.96 (0.92-0.99) 1.00 (1.00-1.00)
+    yarn-paper     0.06 (0.06-0.07) 0.06 (0.06-0.07)
     """
     summary = extension_summary(records, task, config=config, region=region)
     rows = select(records, task=task, config=config, region=region)

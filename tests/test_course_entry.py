@@ -61,7 +61,9 @@ def test_make_and_the_entry_point_run_the_same_commands():
     for target in ("lab", "check", "test"):
         assert f"$(PY) tools/course.py {target}" in makefile
     fast = [" ".join(map(str, c[1:])) for c in course.test_commands("py", "check")]
-    assert fast[-1] == "-m pytest -q -m not browser and not binder tests posenc_lib"
+    assert fast[-1] == (
+        "-m pytest -q -m not browser and not binder and not site and not slow tests posenc_lib"
+    )
     full = " ".join(map(str, course.test_commands("py")[-1]))
     assert "--nbval" in full and "notebooks" in full
     (only,) = course.test_commands("py", "notebooks")

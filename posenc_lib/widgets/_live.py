@@ -21,6 +21,11 @@ class FrameImage(widgets.Image):
     widget that has a ``description``; a plain Image has none and never shows its tooltip. This
     one has an empty description, so its tooltip reaches the page (ipywidgets >= 8).
 
+    Parameters
+    ----------
+    *args, **kwargs
+        As for ``ipywidgets.Image`` (``format``, ``layout``, ``value``, ``tooltip``).
+
     Examples
     --------
     >>> image = FrameImage()
