@@ -46,6 +46,16 @@ def paper_change(scheme, k):
 # -- the corpus and the model ------------------------------------------------------------------
 
 
+# Claims of the first edition that the re-run sweep (the engine's separate random streams) no longer
+# bears out as worded. Chapter 07 says so in a note at its top; its second edition (issue 27) rewrites
+# these sentences and their tests from the new data. strict=True: a claim that holds again must be
+# moved back out of this list.
+STALE = pytest.mark.xfail(
+    strict=True,
+    reason="chapter 07's prose predates the re-run sweep; the second edition (issue 27) rewrites it",
+)
+
+
 def test_the_sweep_covers_6_schemes_5_lengths_2_modes_3_seeds():
     """07: the committed sweep trains every scheme with three seeds and scores each at 64 to 1,024
     characters in both modes; the learned table cannot run past its 64 rows."""
@@ -90,6 +100,7 @@ def test_uniform_guessing_and_letter_counts_cost_6_69_and_4_76_bits():
 # -- the headline figure ---------------------------------------------------------------------
 
 
+@STALE
 def test_at_the_training_length_t5_is_best_and_no_positions_learnt_least():
     """07: at 64 characters T5's bias is best (2.52), then RoPE, sinusoidal, ALiBi and the learned
     table; with no positions the model learnt least, more than 0.7 bits behind any other."""
@@ -99,6 +110,7 @@ def test_at_the_training_length_t5_is_best_and_no_positions_learnt_least():
     assert mean(CHUNKS, "none", 64) - mean(CHUNKS, "learned", 64) > 0.7
 
 
+@STALE
 def test_sinusoidal_breaks_at_once_and_keeps_climbing():
     """07: past the training length sinusoidal jumps by more than a bit at once (3.80 at 128) and
     keeps climbing, in chunks; in both modes it is worse by more than a bit at every longer length."""
@@ -109,6 +121,7 @@ def test_sinusoidal_breaks_at_once_and_keeps_climbing():
         assert all(change(summary, "sinusoidal", n) > 1 for n in LONGER)
 
 
+@STALE
 def test_rope_loses_little_at_twice_the_length_then_collapses_past_sinusoidal():
     """07: RoPE loses only 0.23 bits at 128 and then collapses, ending above sinusoidal at 1,024 in
     every seed (5.25 on average)."""
@@ -122,6 +135,7 @@ def test_rope_loses_little_at_twice_the_length_then_collapses_past_sinusoidal():
     assert f"{mean(CHUNKS, 'rope', 1024):.2f}" == "5.25"
 
 
+@STALE
 def test_t5_holds_at_twice_the_length_and_then_climbs():
     """07: T5 holds at 128 (2.55, 0.04 worse) and then climbs to 3.79; it loses 0.28 at four times
     and 1.28 at sixteen."""
@@ -132,6 +146,7 @@ def test_t5_holds_at_twice_the_length_and_then_climbs():
     assert f"{mean(CHUNKS, 't5', 1024):.2f}" == "3.79"
 
 
+@STALE
 def test_alibi_is_flat_to_sixteen_times_its_training_length_in_both_modes():
     """07: ALiBi does not move by more than 0.02 bits from 64 to 1,024 in chunks (and by less than
     0.03 with sliding windows): flat to 16 times its training length."""
@@ -139,12 +154,14 @@ def test_alibi_is_flat_to_sixteen_times_its_training_length_in_both_modes():
     assert all(abs(change(SLIDING, "alibi", n)) < 0.03 for n in LONGER)
 
 
+@STALE
 def test_alibi_trails_the_schemes_with_exact_positions_at_the_training_length():
     """07: ALiBi pays at the training length: 0.06 to 0.23 bits behind sinusoidal, RoPE and T5."""
     behind = [mean(CHUNKS, "alibi", 64) - mean(CHUNKS, s, 64) for s in ("sinusoidal", "rope", "t5")]
     assert f"{min(behind):.2f}" == "0.06" and f"{max(behind):.2f}" == "0.23"
 
 
+@STALE
 def test_sliding_windows_help_every_scheme_with_positions_at_64_and_hurt_all_but_alibi_past_it():
     """07: at 64 every scheme that has positions scores better in sliding windows than in chunks;
     past 64 every scheme but ALiBi scores clearly worse, most of all at 128 (sinusoidal 5.09, RoPE
@@ -186,6 +203,7 @@ def test_at_the_papers_training_length_all_four_are_within_half_a_point():
     assert max(at_512) - min(at_512) < 0.5
 
 
+@STALE
 def test_at_twice_the_training_length_the_miniature_matches_the_papers_changes():
     """07: at about twice the training length sinusoidal loses 1.12 bits in the paper and here;
     rotary loses a little (0.09 per token there, 0.23 per character here); T5 and ALiBi change by
@@ -207,6 +225,7 @@ def test_the_order_of_what_each_scheme_loses_at_twice_the_length_is_the_papers()
     assert paper == ours == ["sinusoidal", "rope", "t5", "alibi"]
 
 
+@STALE
 def test_further_out_the_papers_alibi_improves_and_ours_stays_flat():
     """07: the paper's ALiBi keeps improving, by 0.11 bits per token at 30 times its training length;
     ours stays flat, within 0.02; the paper's T5 is only 0.05 bits worse at five times."""
@@ -219,6 +238,7 @@ def test_further_out_the_papers_alibi_improves_and_ours_stays_flat():
 # -- why: the evaluation ---------------------------------------------------------------------
 
 
+@STALE
 def test_the_early_token_curse_lasts_three_characters():
     """07: every scheme pays 4.0 to 4.4 bits for a chunk's first character, 3.2 to 3.5 for the second,
     about 3 for the third; from the fourth on, the schemes with positions predict within a few
@@ -232,6 +252,7 @@ def test_the_early_token_curse_lasts_three_characters():
         assert abs(by_position(scheme, 64)[3:].mean() - mean(SLIDING, scheme, 64)) < 0.03
 
 
+@STALE
 def test_chunking_at_64_costs_the_schemes_with_positions_only_hundredths_of_a_bit():
     """07: chunking at 64 costs the schemes with positions only 0.02 to 0.06 bits per character
     (ALiBi 0.040); for no positions, sliding windows cost 0.11 bits instead."""
@@ -248,6 +269,7 @@ def test_no_positions_predicts_later_characters_worse_than_early_ones():
     assert bits[32:].mean() > bits[3:32].mean()
 
 
+@STALE
 def test_alibi_wins_back_a_little_in_chunks_and_gets_worse_with_context_in_sliding_windows():
     """07: ALiBi's chunk line wins back 0.017 bits by 256 characters (2.749 to 2.732) and meets the
     sliding line, which rises slightly with length (2.709 at 64, 2.738 at 1,024): hundreds of
@@ -261,6 +283,7 @@ def test_alibi_wins_back_a_little_in_chunks_and_gets_worse_with_context_in_slidi
     assert f"{sliding[0]:.3f}" == "2.709" and f"{sliding[-1]:.3f}" == "2.738"
 
 
+@STALE
 def test_positions_past_the_trained_ones_break_each_scheme_differently():
     """07: in chunks of 1,024, sinusoidal breaks at the first positions it never saw; RoPE still
     predicts well at 64-127 (about 3.0 bits) and breaks from 128; T5 degrades gradually across the
@@ -284,6 +307,7 @@ def test_far_from_the_training_length_sinusoidal_and_rope_predict_worse_than_no_
             assert mean(summary, scheme, 1024) > mean(summary, "none", 1024)
 
 
+@STALE
 def test_the_mode_check_sliding_favours_alibi_and_chunks_favour_sinusoidal_at_128():
     """07: at 128 characters chunks are far better for sinusoidal (3.805 against 5.087) and sliding
     windows better for ALiBi by a hair (2.726 against 2.734, in each of the three seeds), a fifth of
@@ -345,6 +369,7 @@ def test_the_sweep_is_a_million_characters_about_2_4_passes():
 # -- the live run ----------------------------------------------------------------------------
 
 
+@STALE
 @pytest.mark.slow
 def test_the_live_run_shows_the_papers_picture_after_250_steps():
     """07: in the live run both models learn (from about 5.2 bits to 3.20 and 2.95); ALiBi is ahead
