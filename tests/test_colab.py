@@ -38,9 +38,16 @@ STAND_IN_OUTPUT = '''"""A stand-in for google.colab.output: the custom widget ma
 enabled = False
 
 
+class _widgets:
+    """Where Colab keeps the custom widget manager's address (anywidget reads it)."""
+
+    _installed_url = None
+
+
 def enable_custom_widget_manager():
     global enabled
     enabled = True
+    _widgets._installed_url = "stand-in-widget-manager.js"
 '''
 
 # Run in the fresh environment: execute one notebook in a kernel of that environment, in its own
