@@ -1,7 +1,9 @@
 import os
+import shutil
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,3 +22,41 @@ settings.register_profile("default", derandomize=True, deadline=None)
 settings.register_profile("explore", derandomize=False, deadline=None, max_examples=500)
 settings.register_profile("mutants", derandomize=True, deadline=None, max_examples=25)
 settings.load_profile(os.environ.get("POSENC_HYPOTHESIS", "default"))
+
+
+# -- one headless Chromium for the whole session ---------------------------------------------------
+# Playwright's sync API runs its own event loop: a second sync_playwright() inside the first raises
+# "using Playwright Sync API inside the asyncio loop". So every browser test (JupyterLab, the live
+# explorers' parity, the website) shares this one session fixture.
+LAUNCH_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+def chromium_path():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if path := shutil.which(name):
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("POSENC_REQUIRE_BROWSER") == "1":
+            pytest.fail(
+                "POSENC_REQUIRE_BROWSER=1 but no chromium on PATH (apt-get install chromium)"
+            )
+        pytest.skip("no chromium on PATH: install Debian's `chromium` to run the browser tests")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, args=LAUNCH_FLAGS)
+        yield browser
+        browser.close()

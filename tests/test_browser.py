@@ -33,39 +33,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "browser"
-LAUNCH_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 IDLE = re.compile(r"\(ipykernel\) \| Idle")
-
-
-def chromium_path():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if path := shutil.which(name):
-            return path
-    return None
-
-
-@pytest.fixture(scope="session")
-def browser():
-    path = chromium_path()
-    if path is None:
-        if os.environ.get("POSENC_REQUIRE_BROWSER") == "1":
-            pytest.fail(
-                "POSENC_REQUIRE_BROWSER=1 but no chromium on PATH (apt-get install chromium)"
-            )
-        pytest.skip("no chromium on PATH: install Debian's `chromium` to run the browser tests")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=path, args=LAUNCH_FLAGS)
-        yield browser
-        browser.close()
 
 
 def free_port():

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_browser import browser  # noqa: F401 (the session's Chromium, a fixture)
 
 from posenc_lib.widgets import (
     AlibiExplorer,
@@ -57,7 +56,7 @@ def serve(directory):
 
 
 @pytest.fixture(scope="module")
-def js_frames(browser):  # noqa: F811
+def js_frames(browser):
     """A function: [(kind, spec, values), ...] -> the module's frames, computed in Chromium."""
     with serve(WIDGETS) as base:
         page = browser.new_page()

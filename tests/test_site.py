@@ -408,20 +408,9 @@ def served(site):
 
 
 @pytest.fixture(scope="module")
-def chromium(served):
-    from test_browser import LAUNCH_FLAGS, chromium_path
-
-    path = chromium_path()
-    if path is None:
-        if os.environ.get("POSENC_REQUIRE_BROWSER") == "1":
-            pytest.fail("POSENC_REQUIRE_BROWSER=1 but no chromium on PATH")
-        pytest.skip("no chromium on PATH: install Debian's `chromium` to run the browser tests")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=path, args=LAUNCH_FLAGS)
-        yield browser
-        browser.close()
+def chromium(browser, served):
+    """The session's Chromium (tests/conftest.py), once the site is served."""
+    return browser
 
 
 class PageLog:
