@@ -65,9 +65,36 @@ SEEDS = (0, 1, 2)
 MODES = ("nonoverlapping", "sliding")
 MODE_NAMES = {"nonoverlapping": "non-overlapping chunks", "sliding": "sliding windows"}
 METRIC = "bits_per_char"
-N_SCORED = 16384  # validation characters scored at every length, in both modes
-START = max(EVAL_LENS)  # the first START characters of validation text are context only
+N_SCORED = 31 * 1024  # validation characters scored at every length, in both modes: all but
+# the last 409 of the 32,153 (a multiple of the longest length; `scored_topics` lists them)
+START = max(EVAL_LENS)  # context before the first scored character (`evaluation_ids`)
+VARIANTS = {
+    # Small interventions on the configuration reasons chapter 07 gives, trained and scored like
+    # the main models: T5's buckets ending at a quarter of the training length (T5's own 128 at
+    # 512), ALiBi with 8 heads of 8 (the paper's 8 slopes), RoPE with 2 heads of 32 (16 pairs).
+    "t5-buckets-to-16": ("t5", {"t5_max_distance": 16}),
+    "alibi-8-heads": ("alibi", {"n_heads": 8}),
+    "rope-2-heads": ("rope", {"n_heads": 2}),
+}
 SLIDING_FRACTION = 4  # sliding windows advance by, and score, 1 / SLIDING_FRACTION of a window
+SCHEME_STYLES = {
+    # one colour and one marker per scheme, no two alike (Okabe-Ito colours, and black and grey);
+    # the learned table, a single point at L, is drawn large and hollow so that it shows on top
+    "none": {"color": "0.5", "marker": "o", "linestyle": ":"},
+    "sinusoidal": {"color": "#E69F00", "marker": "s", "linestyle": "-"},
+    "learned": {
+        "color": "#009E73",
+        "marker": "^",
+        "linestyle": "-",
+        "markersize": 13,
+        "markerfacecolor": "none",
+        "markeredgewidth": 2,
+        "zorder": 5,
+    },
+    "rope": {"color": "#CC79A7", "marker": "D", "linestyle": "--"},
+    "alibi": {"color": "#0072B2", "marker": "v", "linestyle": "-"},
+    "t5": {"color": "#000000", "marker": "X", "linestyle": "-."},
+}
 PAPER = {
     # Press, Smith and Lewis (ICLR 2022), WikiText-103, trained on 512 tokens: perplexity at
     # 512 / 1012 / 2512 / 15512 tokens, non-overlapping evaluation (None: out of memory).
@@ -79,10 +106,11 @@ PAPER = {
 }
 
 
-def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
+def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None, config=CONFIG_NAME):
     """Return the ModelConfig of chapter 07's models for ``scheme``.
 
-    `MODEL`, a learned table of ``train_len`` rows, and the corpus's vocabulary.
+    `MODEL`, a learned table of ``train_len`` rows, and the corpus's vocabulary; a ``config``
+    named in `VARIANTS` changes the fields it lists.
 
     Parameters
     ----------
@@ -93,6 +121,8 @@ def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
         ``t5_max_distance``; T5 has ``min(32, train_len)`` buckets.
     vocab_size : int, optional
         Default: the vocabulary of `load_corpus`'s corpus (103 characters).
+    config : str
+        `CONFIG_NAME` (the main models) or a name in `VARIANTS` for its scheme.
 
     Returns
     -------
@@ -106,6 +136,8 @@ def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
     >>> short = model_config("t5", train_len=8)
     >>> short.max_len, short.t5_buckets, short.t5_max_distance
     (8, 8, 8)
+    >>> model_config("alibi", config="alibi-8-heads").head_dim
+    8
     """
     check_choice("model_config", "scheme", scheme, SCHEMES)
     train_len = check_int("model_config", "train_len", train_len, minimum=2)
@@ -115,6 +147,15 @@ def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
         "t5_buckets": min(MODEL["t5_buckets"], train_len),
         "t5_max_distance": train_len,
     }
+    if config != CONFIG_NAME:
+        check_choice("model_config", "config", config, (CONFIG_NAME, *VARIANTS))
+        variant_scheme, changes = VARIANTS[config]
+        if variant_scheme != scheme:
+            raise ValueError(
+                f"model_config: config {config!r} is a variant of {variant_scheme!r}, got "
+                f"scheme={scheme!r}"
+            )
+        fields.update(changes)
     return ModelConfig(vocab_size=vocab_size, scheme=scheme, max_len=train_len, **fields)
 
 
@@ -151,6 +192,82 @@ def _check_scored(func, n_scored, length, modes):
             f"{func}: n_scored must be a multiple of the sliding stride {stride} "
             f"(sliding_stride({length})), got {n_scored}"
         )
+
+
+def evaluation_ids(validation, start=START):
+    """Return the validation stream with its own last ``start + 1`` characters before it.
+
+    `windows` scores ``ids[start + 1 : start + 1 + n_scored]``; on this stream that is the
+    validation text from its first character on, ``validation[:n_scored]``, and the windows that
+    start the text see the end of the last validation topic as context (validation text only,
+    as the joins between topics do).
+
+    Parameters
+    ----------
+    validation : array_like of int, shape (N,)
+        The validation stream (``load_corpus().validation``); longer than ``start``.
+    start : int
+        The context put before it (at least 0).
+
+    Returns
+    -------
+    ndarray of int, shape (N + start + 1,)
+
+    Examples
+    --------
+    >>> evaluation_ids(np.arange(6), start=2).tolist()
+    [3, 4, 5, 0, 1, 2, 3, 4, 5]
+    >>> tokens, targets = windows(evaluation_ids(np.arange(6), 2), 2, "nonoverlapping",
+    ...                           n_scored=4, start=2)
+    >>> targets.tolist()  # the first four characters of the text, each scored once
+    [[0, 1], [2, 3]]
+    """
+    validation = np.asarray(validation)
+    start = check_int("evaluation_ids", "start", start, minimum=0)
+    if validation.ndim != 1 or len(validation) <= start:
+        raise ValueError(
+            f"evaluation_ids: validation must be a 1-d stream longer than start={start}, got "
+            f"shape {validation.shape}"
+        )
+    return np.concatenate([validation[len(validation) - start - 1 :], validation])
+
+
+def scored_topics(corpus=None, n_scored=N_SCORED):
+    """How many characters of each validation topic the sweep scores.
+
+    The sweep scores ``corpus.validation[:n_scored]`` (`evaluation_ids`).
+
+    Parameters
+    ----------
+    corpus : CharCorpus, optional
+        Default: `load_corpus`'s.
+    n_scored : int
+        Characters scored (at most the validation text's length).
+
+    Returns
+    -------
+    list of (str, int, int)
+        Each validation topic, its characters scored and its length, in stream order.
+
+    Examples
+    --------
+    >>> rows = scored_topics()
+    >>> rows[0], rows[-1]
+    (('assert', 1141, 1141), ('typesmapping', 11909, 12318))
+    >>> sum(scored for _, scored, _ in rows) + 7 == N_SCORED  # 7 newlines join the 8 topics
+    True
+    """
+    corpus = load_corpus() if corpus is None else corpus
+    n_scored = check_int("scored_topics", "n_scored", n_scored, minimum=0)
+    if n_scored > len(corpus.validation):
+        raise ValueError(
+            f"scored_topics: n_scored must be <= {len(corpus.validation)} (the validation text), "
+            f"got {n_scored}"
+        )
+    return [
+        (name, max(0, min(stop, n_scored) - first), stop - first)
+        for name, first, stop in corpus.validation_spans
+    ]
 
 
 def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
@@ -224,6 +341,54 @@ def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
     return tokens, targets
 
 
+def char_bits(params, config, tokens, targets, *, batch_elements=2**20):
+    """Return the loss of every scored character in bits, NaN where a target is not scored.
+
+    Windows are run ``B`` at a time with ``B * T * T <= batch_elements`` (memory of the
+    attention weights).
+
+    Parameters
+    ----------
+    params : dict
+        The model's parameters (`init_params`, or ``TrainResult.params`` after `train`).
+    config : ModelConfig
+        The model's shape and position scheme.
+    tokens : array_like of int, shape (N, T)
+        N windows of T characters.
+    targets : array_like of int, shape (N, T)
+        The next character of every token, -1 (`IGNORE`) where not scored (as `windows` makes).
+    batch_elements : int
+        Bounds the windows run at once; the result does not depend on it (up to rounding).
+
+    Returns
+    -------
+    ndarray of float, shape (N, T)
+        ``-log2 p(target)`` for every scored target, NaN elsewhere.
+
+    Examples
+    --------
+    >>> from posenc_lib.model import init_params
+    >>> config = model_config("alibi")
+    >>> tokens, targets = windows(np.arange(40) % 7, 8, "sliding", n_scored=8, start=8)
+    >>> bits = char_bits(init_params(config), config, tokens, targets)
+    >>> bits.shape, int(np.sum(~np.isnan(bits))), bool(np.all(np.isnan(bits[:, :6])))
+    ((4, 8), 8, True)
+    """
+    tokens, targets = np.asarray(tokens), np.asarray(targets)
+    n, t = tokens.shape
+    batch = max(1, batch_elements // (t * t))
+    out = np.full((n, t), np.nan)
+    for first in range(0, n, batch):
+        rows = slice(first, first + batch)
+        logits = forward(params, tokens[rows], config)
+        valid = targets[rows] != IGNORE
+        shifted = logits - logits.max(-1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+        picked = np.take_along_axis(log_probs, np.where(valid, targets[rows], 0)[..., None], -1)
+        out[rows] = np.where(valid, -picked[..., 0] / math.log(2), np.nan)
+    return out
+
+
 def score(params, config, tokens, targets, *, batch_elements=2**20):
     """Sum the loss in bits, and count scored characters, at each window position.
 
@@ -269,20 +434,30 @@ def score(params, config, tokens, targets, *, batch_elements=2**20):
     >>> bool(np.allclose(one_at_a_time[0], totals))
     True
     """
-    tokens, targets = np.asarray(tokens), np.asarray(targets)
-    n, t = tokens.shape
-    batch = max(1, batch_elements // (t * t))
-    totals, counts = np.zeros(t), np.zeros(t, dtype=np.int64)
-    for first in range(0, n, batch):
-        rows = slice(first, first + batch)
-        logits = forward(params, tokens[rows], config)
-        valid = targets[rows] != IGNORE
-        shifted = logits - logits.max(-1, keepdims=True)
-        log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
-        picked = np.take_along_axis(log_probs, np.where(valid, targets[rows], 0)[..., None], -1)
-        totals -= np.sum(picked[..., 0] * valid, axis=0)
-        counts += valid.sum(axis=0)
-    return totals / math.log(2), counts
+    bits = char_bits(params, config, tokens, targets, batch_elements=batch_elements)
+    return position_sums(bits)
+
+
+def position_sums(bits):
+    """Sum per-character bits over windows: (totals, counts) at each window position.
+
+    Parameters
+    ----------
+    bits : ndarray of float, shape (N, T)
+        As `char_bits` returns them (NaN where not scored).
+
+    Returns
+    -------
+    totals : ndarray of float, shape (T,)
+    counts : ndarray of int, shape (T,)
+
+    Examples
+    --------
+    >>> position_sums(np.array([[1.0, np.nan], [2.0, 3.0]]))
+    (array([3., 3.]), array([2, 1]))
+    """
+    scored = ~np.isnan(bits)
+    return np.where(scored, bits, 0.0).sum(axis=0), scored.sum(axis=0).astype(np.int64)
 
 
 def score_text(params, config, ids, length, mode, *, n_scored=N_SCORED, start=START):
@@ -372,8 +547,11 @@ def sweep_jobs(
     train_len=TRAIN_LEN,
     eval_lens=EVAL_LENS,
     n_scored=N_SCORED,
+    variants=(),
 ):
-    """List the jobs of the sweep, scheme x seed in that order (see `train_and_score`).
+    """List the jobs of the sweep, scheme x seed in that order, then variant x seed.
+
+    See `train_and_score` for what a job does.
 
     Parameters
     ----------
@@ -389,11 +567,14 @@ def sweep_jobs(
         The evaluation lengths, each at least ``train_len``; they must include it.
     n_scored : int
         Validation characters scored at every length (a multiple of every length).
+    variants : sequence of str
+        Names in `VARIANTS`: one more job per variant and seed (the committed sweep runs all
+        three; a variant of a scheme not in ``schemes`` is refused).
 
     Returns
     -------
     list of dict
-        One job (JSON values) per scheme and seed: its ``task``, ``scheme``, ``config``,
+        One job (JSON values) per scheme (or variant) and seed: its ``task``, ``scheme``, ``config``,
         ``seed``, ``steps``, ``train_len``, ``eval_lens`` (sorted), ``modes``, ``n_scored``
         and ``start`` (the longest evaluation length: the text before it is context only).
 
@@ -407,6 +588,8 @@ def sweep_jobs(
     [('none', 0), ('none', 1), ('alibi', 0), ('alibi', 1)]
     >>> jobs[0]["eval_lens"], jobs[0]["modes"], jobs[0]["start"]
     ([8, 16], ['nonoverlapping', 'sliding'], 16)
+    >>> [(job["scheme"], job["config"]) for job in sweep_jobs(variants=tuple(VARIANTS))[-9::3]]
+    [('t5', 't5-buckets-to-16'), ('alibi', 'alibi-8-heads'), ('rope', 'rope-2-heads')]
     """
     for scheme in schemes:
         check_choice("sweep_jobs", "scheme", scheme, SCHEMES)
@@ -420,11 +603,22 @@ def sweep_jobs(
     n_scored = check_int("sweep_jobs", "n_scored", n_scored, minimum=1)
     for length in eval_lens:  # before any model trains, not when the first one is scored
         _check_scored("sweep_jobs", n_scored, length, MODES)
+    if isinstance(variants, str):
+        raise TypeError(f"sweep_jobs: variants must be a sequence of names, got {variants!r}")
+    models = [(scheme, CONFIG_NAME) for scheme in schemes]
+    for name in variants:
+        check_choice("sweep_jobs", "variants", name, tuple(VARIANTS))
+        if VARIANTS[name][0] not in schemes:
+            raise ValueError(
+                f"sweep_jobs: variant {name!r} needs scheme {VARIANTS[name][0]!r} in schemes, "
+                f"got {tuple(schemes)}"
+            )
+        models.append((VARIANTS[name][0], name))
     return [
         {
             "task": NAME,
             "scheme": scheme,
-            "config": CONFIG_NAME,
+            "config": config,
             "seed": check_int("sweep_jobs", "seed", seed, minimum=0),
             "steps": steps,
             "train_len": train_len,
@@ -433,7 +627,7 @@ def sweep_jobs(
             "n_scored": n_scored,
             "start": max(eval_lens),
         }
-        for scheme in schemes
+        for scheme, config in models
         for seed in seeds
     ]
 
@@ -464,23 +658,27 @@ def _records(job, scored):
     return out
 
 
-def _curves(job, scored):
+def _curves(job, bits):
     base = {k: job[k] for k in ("task", "scheme", "config", "seed", "train_len")}
     out = []
-    for length in sorted({job["train_len"], max(job["eval_lens"])}):
-        if scored[length, "nonoverlapping"] is None:
+    short, longest = job["train_len"], max(job["eval_lens"])
+    for length in sorted({short, longest}):
+        if bits[length, "nonoverlapping"] is None:
             continue
-        totals, counts = scored[length, "nonoverlapping"]
-        out.append(
-            {
-                **base,
-                "eval_len": length,
-                "mode": "nonoverlapping",
-                "metric": METRIC,
-                "totals": [round(float(v), 3) for v in totals],
-                "counts": [int(c) for c in counts],
-            }
-        )
+        totals, counts = position_sums(bits[length, "nonoverlapping"])
+        curve = {
+            **base,
+            "eval_len": length,
+            "mode": "nonoverlapping",
+            "metric": METRIC,
+            "totals": [round(float(v), 3) for v in totals],
+            "counts": [int(c) for c in counts],
+        }
+        if length == longest > short:
+            # the same characters, in the same order, in chunks of `longest` and of `short`
+            extra = bits[longest, "nonoverlapping"].ravel() - bits[short, "nonoverlapping"].ravel()
+            curve["excess"] = [round(float(v), 3) for v in extra.reshape(-1, longest).sum(0)]
+        out.append(curve)
     return out
 
 
@@ -526,7 +724,12 @@ def train_and_score(job, *, progress=False, keep_model=False):
     [(8, 8), (16, 16)]
     """
     corpus = load_corpus()
-    config = model_config(job["scheme"], train_len=job["train_len"], vocab_size=corpus.vocab_size)
+    config = model_config(
+        job["scheme"],
+        train_len=job["train_len"],
+        vocab_size=corpus.vocab_size,
+        config=job["config"],
+    )
     result = train(
         config,
         text_task(corpus),
@@ -536,23 +739,20 @@ def train_and_score(job, *, progress=False, keep_model=False):
         progress=progress,
         **TRAIN,
     )
-    scored = {
-        (n, mode): score_text(
-            result.params,
-            config,
-            corpus.validation,
-            n,
-            mode,
-            n_scored=job["n_scored"],
-            start=job["start"],
-        )
-        for n in job["eval_lens"]
-        for mode in job["modes"]
-    }
+    ids = evaluation_ids(corpus.validation, job["start"])
+    bits = {}
+    for n in job["eval_lens"]:
+        for mode in job["modes"]:
+            if config.scheme == "learned" and n > config.max_len:
+                bits[n, mode] = None
+                continue
+            tokens, targets = windows(ids, n, mode, n_scored=job["n_scored"], start=job["start"])
+            bits[n, mode] = char_bits(result.params, config, tokens, targets)
+    scored = {k: None if b is None else position_sums(b) for k, b in bits.items()}
     out = {
         "job": job,
         "records": _records(job, scored),
-        "curves": _curves(job, scored),
+        "curves": _curves(job, bits),
         "train_bits": float(np.mean(result.losses[-50:]) / math.log(2)),
     }
     if keep_model:
@@ -713,7 +913,7 @@ def load_sweep(directory):
 # -- reading the results ------------------------------------------------------------------------
 
 
-def summarize(records, *, mode="nonoverlapping", region="all"):
+def summarize(records, *, mode="nonoverlapping", region="all", config=CONFIG_NAME):
     """Summarize records as {(scheme, eval_len): (mean, min, max) over seeds}.
 
     For one mode and region; None where a scheme cannot run at that length.
@@ -726,6 +926,8 @@ def summarize(records, *, mode="nonoverlapping", region="all"):
         The evaluation mode summarized.
     region : {"all", "unseen"}
         Every scored character, or those at window positions >= the training length only.
+    config : str or None
+        The configuration summarized (`CONFIG_NAME`, a name in `VARIANTS`; None: any).
 
     Returns
     -------
@@ -736,7 +938,7 @@ def summarize(records, *, mode="nonoverlapping", region="all"):
     Examples
     --------
     >>> recs = [{"scheme": "alibi", "eval_len": 64, "mode": "sliding", "region": "all",
-    ...          "value": v} for v in (2.0, 2.5)]
+    ...          "config": CONFIG_NAME, "value": v} for v in (2.0, 2.5)]
     >>> summarize(recs, mode="sliding")[("alibi", 64)]
     (2.25, 2.0, 2.5)
 
@@ -751,7 +953,7 @@ def summarize(records, *, mode="nonoverlapping", region="all"):
     check_choice("summarize", "mode", mode, MODES)
     check_choice("summarize", "region", region, ("all", "unseen"))
     groups = {}
-    for r in select(records, mode=mode, region=region):
+    for r in select(records, mode=mode, region=region, config=config):
         groups.setdefault((r["scheme"], r["eval_len"]), []).append(r["value"])
     return {
         key: None
@@ -759,6 +961,64 @@ def summarize(records, *, mode="nonoverlapping", region="all"):
         else (float(np.mean(values)), float(np.min(values)), float(np.max(values)))
         for key, values in groups.items()
     }
+
+
+def paired_differences(records, a, b, eval_len, *, mode="nonoverlapping", region="all"):
+    """Per-seed differences ``a - b`` of bits per character: seed -> difference.
+
+    Scheme-against-scheme statements rest on these: two models with the same seed were trained
+    on the same batches of text and are scored on the same characters.
+
+    Parameters
+    ----------
+    records : list of dict
+        Records of results.json (`load_sweep`, `run_models`).
+    a, b : str or (str, str)
+        A scheme of the main configuration, or ``(scheme, config)`` (e.g. a variant).
+    eval_len : int
+        The evaluation length.
+    mode : {"nonoverlapping", "sliding"}
+        The evaluation mode.
+    region : {"all", "unseen"}
+        The region scored.
+
+    Returns
+    -------
+    dict
+        ``seed -> value(a) - value(b)`` for every seed both have (sorted by seed).
+
+    Raises
+    ------
+    ValueError
+        When the two share no seed, or either cannot run at ``eval_len``.
+
+    Examples
+    --------
+    >>> recs = [{"scheme": s, "config": CONFIG_NAME, "seed": k, "eval_len": 64,
+    ...          "mode": "nonoverlapping", "region": "all", "value": v}
+    ...         for s, k, v in [("rope", 0, 2.5), ("rope", 1, 2.75), ("alibi", 0, 2.75),
+    ...                         ("alibi", 1, 2.5)]]
+    >>> paired_differences(recs, "rope", "alibi", 64)
+    {0: -0.25, 1: 0.25}
+    """
+    check_choice("paired_differences", "mode", mode, MODES)
+
+    def values(model):
+        scheme, config = (model, CONFIG_NAME) if isinstance(model, str) else model
+        rows = select(
+            records, scheme=scheme, config=config, eval_len=eval_len, mode=mode, region=region
+        )
+        if any(r["value"] is None for r in rows):
+            raise ValueError(f"paired_differences: {model!r} cannot run at eval_len={eval_len}")
+        return {r["seed"]: r["value"] for r in rows}
+
+    first, second = values(a), values(b)
+    seeds = sorted(set(first) & set(second))
+    if not seeds:
+        raise ValueError(
+            f"paired_differences: {a!r} and {b!r} share no seed at eval_len={eval_len}, {mode}"
+        )
+    return {seed: first[seed] - second[seed] for seed in seeds}
 
 
 def _names(records, key):
@@ -804,7 +1064,7 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
     t5           2.52 (2.49-2.54) 2.55 (2.54-2.57) 2.79 (2.79-2.80) 3.24 (3.21-3.27) 3.79 (3.75-3.84)
     """
     summary = summarize(records, mode=mode, region=region)
-    rows = select(records, mode=mode, region=None)
+    rows = select(records, mode=mode, region=None, config=CONFIG_NAME)
     train_len = rows[0]["train_len"]
     lengths = sorted({r["eval_len"] for r in rows})
     seeds = len({r["seed"] for r in rows})
@@ -828,6 +1088,41 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
             )
         lines.append(f"{scheme:<12}" + "".join(f"{c:>{width}}" for c in cells))
     return "\n".join(lines)
+
+
+def scheme_style(scheme, n_points=None):
+    """Return the matplotlib style of ``scheme``'s series in chapter 07's figures.
+
+    Every scheme has its own colour, marker and line style (`SCHEME_STYLES`); markers are 7
+    points wide (the learned table's 13, hollow).
+
+    Parameters
+    ----------
+    scheme : str
+        One of `SCHEMES`.
+    n_points : int, optional
+        How many points the series has; a long series gets a marker on about 12 of them.
+
+    Returns
+    -------
+    dict
+        Keyword arguments for ``ax.plot``.
+
+    Examples
+    --------
+    >>> style = scheme_style("t5")
+    >>> style["marker"], style["color"], style["markersize"]
+    ('X', '#000000', 7)
+    >>> scheme_style("alibi", n_points=1024)["markevery"]
+    85
+    >>> len({(s["color"], s["marker"]) for s in map(scheme_style, SCHEMES)})
+    6
+    """
+    check_choice("scheme_style", "scheme", scheme, SCHEMES)
+    style = {"markersize": 7, "lw": 1.6, **SCHEME_STYLES[scheme]}
+    if n_points is not None and n_points > 12:
+        style["markevery"] = max(1, n_points // 12)
+    return style
 
 
 def plot_bits_per_char(records, ax, *, mode="nonoverlapping", region="all", legend=True):
@@ -867,17 +1162,17 @@ def plot_bits_per_char(records, ax, *, mode="nonoverlapping", region="all", lege
     >>> ax.get_xscale(), ax.get_legend() is not None
     ('log', True)
     """
-    from .plots import legend_outside, series_style
+    from .plots import legend_outside
 
     summary = summarize(records, mode=mode, region=region)
-    rows = select(records, mode=mode, region=None)
+    rows = select(records, mode=mode, region=None, config=CONFIG_NAME)
     train_len = rows[0]["train_len"]
     lengths = sorted({r["eval_len"] for r in rows})
     lines = []
-    for k, scheme in enumerate(_names(rows, "scheme")):
+    for scheme in _names(rows, "scheme"):
         points = [(n, summary.get((scheme, n))) for n in lengths]
         points = [(n, v) for n, v in points if v is not None]
-        style = series_style(k)
+        style = scheme_style(scheme)
         (line,) = ax.plot([n for n, _ in points], [v[0] for _, v in points], label=scheme, **style)
         ax.fill_between(
             [n for n, _ in points],
@@ -898,10 +1193,13 @@ def plot_bits_per_char(records, ax, *, mode="nonoverlapping", region="all", lege
     return lines
 
 
-def position_bits(curves, scheme, eval_len, *, bin_width=1):
+def position_bits(curves, scheme, eval_len, *, bin_width=1, field="totals", config=CONFIG_NAME):
     """Bits per character at each window position (binned), (mean, min, max) over seeds.
 
     Returns (centres, mean, low, high), arrays of one entry per bin of ``bin_width`` positions.
+    With ``field="excess"`` (curves at the longest length only): the extra bits per character
+    each position pays in a chunk of ``eval_len`` over the same character scored in a chunk of
+    the training length, so that the text's difficulty cancels.
 
     Parameters
     ----------
@@ -913,6 +1211,10 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1):
         The evaluation length (the committed curves are at 64 and 1024).
     bin_width : int
         Window positions per bin; positions past the last whole bin are left out.
+    field : {"totals", "excess"}
+        Bits summed at each position, or the extra bits over the training length's chunks.
+    config : str
+        The configuration (`CONFIG_NAME` or a name in `VARIANTS`).
 
     Returns
     -------
@@ -941,12 +1243,22 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1):
     ([127.5, 383.5, 639.5, 895.5], True)
     """
     bin_width = check_int("position_bits", "bin_width", bin_width, minimum=1)
-    rows = [c for c in curves if c["scheme"] == scheme and c["eval_len"] == eval_len]
+    check_choice("position_bits", "field", field, ("totals", "excess"))
+    rows = [
+        c
+        for c in curves
+        if c["scheme"] == scheme
+        and c["eval_len"] == eval_len
+        and c.get("config", CONFIG_NAME) == config
+        and field in c
+    ]
     if not rows:
-        raise ValueError(f"position_bits: no curve of {scheme!r} at eval_len={eval_len}")
+        raise ValueError(
+            f"position_bits: no {field} curve of {scheme!r} ({config}) at eval_len={eval_len}"
+        )
     values = []
     for r in rows:
-        totals, counts = np.asarray(r["totals"], float), np.asarray(r["counts"], float)
+        totals, counts = np.asarray(r[field], float), np.asarray(r["counts"], float)
         n_bins = len(totals) // bin_width
         t = totals[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
         c = counts[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
@@ -1000,11 +1312,12 @@ def main(argv=None):
         steps=STEPS,
     )
     args = parser.parse_args(argv)
-    options = {"seeds": tuple(range(args.seeds)), "steps": args.steps}
+    options = {"seeds": tuple(range(args.seeds)), "steps": args.steps, "variants": tuple(VARIANTS)}
     if args.quick:
         options["seeds"] = (0,)
     if args.tiny:
         options.update(
+            variants=(),
             schemes=("none", "learned", "alibi"),
             seeds=(0,),
             steps=3,
