@@ -7,9 +7,14 @@ Foundation License; ``data/pydoc_topics_LICENSE.txt``), so every Python version 
 characters and nothing is downloaded.
 
 - **Vocabulary**: the characters present in the corpus, sorted by code point; character k has id k.
-- **Split**: by topic, so no validation sentence was seen in training. In alphabetical order every
-  tenth topic, starting with the first, is validation text; the rest is training text. Each part
-  is its topics joined with a newline, in alphabetical order, as one stream of ids.
+- **Split**: by topic, then by passage. In alphabetical order every tenth topic, starting with the
+  first, is validation text; the rest is training text. Pydoc topics repeat each other's passages
+  (``else`` and ``if`` are the same 600 characters, ``identifiers`` holds most of ``id-classes``),
+  so every stretch of `SHARED` (32) or more characters of a training topic that also occurs in the
+  validation text is cut out of the training text (`shared_mask`): no validation passage of 32
+  characters or more was seen in training. Each part is its topics joined with a newline, in
+  alphabetical order, as one stream of ids; a cut leaves a newline in its place, and a training
+  topic cut away entirely is dropped.
 - **Task**: `text_task` samples random windows of the training stream; the target of every
   character is the next one (``metric="loss"``, nats per character; `bits_per_char` converts).
 """
@@ -30,6 +35,7 @@ CORPUS_FILE = Path(__file__).with_name("data") / "pydoc_topics.json.gz"
 NAME = "pydoc-topics"  # the ``task`` of every record trained on this corpus
 VALIDATION_EVERY = 10
 SEPARATOR = "\n"
+SHARED = 32  # a stretch of this many characters in both parts is a shared passage
 
 
 def read_topics(path=CORPUS_FILE):
@@ -100,6 +106,106 @@ def split_topics(names, every=VALIDATION_EVERY):
     return tuple(n for n in ordered if n not in validation), validation
 
 
+@lru_cache(maxsize=8)
+def _stretches(reference, min_len):
+    return frozenset(reference[i : i + min_len] for i in range(len(reference) - min_len + 1))
+
+
+def shared_mask(text, reference, min_len=SHARED):
+    """Mark the characters of ``text`` inside a stretch of ``min_len`` that occurs in ``reference``.
+
+    Character k is marked when some run ``text[i : i + min_len]`` with i <= k < i + min_len also
+    occurs somewhere in ``reference``. Cutting the marked characters out of ``text`` leaves no
+    stretch of ``min_len`` characters of ``reference`` inside any unmarked run.
+
+    Parameters
+    ----------
+    text, reference : str
+        The text to mark, and the text its passages are looked up in.
+    min_len : int
+        The shortest stretch that counts as a shared passage (at least 1).
+
+    Returns
+    -------
+    ndarray of bool, shape (len(text),)
+        True for every character inside a shared stretch.
+
+    Examples
+    --------
+    >>> mask = shared_mask("one two three four", "xx two three yy", min_len=6)
+    >>> "".join(c for c, m in zip("one two three four", mask) if m)
+    ' two three '
+    >>> shared_mask("abc", "xyz", min_len=2).tolist()
+    [False, False, False]
+    """
+    if not isinstance(text, str) or not isinstance(reference, str):
+        raise TypeError(
+            f"shared_mask: text and reference must be str, got {type(text).__name__} and "
+            f"{type(reference).__name__}"
+        )
+    min_len = check_int("shared_mask", "min_len", min_len, minimum=1)
+    grams = _stretches(reference, min_len)
+    starts = [i for i in range(len(text) - min_len + 1) if text[i : i + min_len] in grams]
+    cover = np.zeros(len(text) + 1, dtype=np.int64)
+    np.add.at(cover, np.asarray(starts, dtype=np.int64), 1)
+    np.add.at(cover, np.asarray(starts, dtype=np.int64) + min_len, -1)
+    return np.cumsum(cover[:-1]) > 0
+
+
+def cut_shared(text, reference, min_len=SHARED, separator=SEPARATOR):
+    """Cut every passage of ``min_len`` or more characters shared with ``reference`` out of ``text``.
+
+    Each maximal run of marked characters (`shared_mask`) is replaced by ``separator``, and the
+    cut is repeated until the result shares no stretch of ``min_len`` with ``reference`` (a
+    separator joining two pieces could, in principle, form a new one).
+
+    Parameters
+    ----------
+    text, reference : str
+        The text to cut, and the text it must share no passage with.
+    min_len : int
+        The shortest stretch that counts as a shared passage (longer than ``separator``).
+    separator : str
+        What a cut leaves in its place.
+
+    Returns
+    -------
+    text : str
+        What is left; empty when every character was shared.
+    n_cut : int
+        How many characters of the original ``text`` were cut out.
+
+    Examples
+    --------
+    >>> cut_shared("one two three four", "xx two three yy", min_len=6, separator="|")
+    ('one|four', 11)
+    >>> cut_shared("same text", "same text", min_len=4)
+    ('', 9)
+    """
+    if not isinstance(separator, str) or len(separator) >= check_int(
+        "cut_shared", "min_len", min_len, minimum=1
+    ):
+        raise ValueError(
+            f"cut_shared: separator must be a str shorter than min_len={min_len}, got {separator!r}"
+        )
+    keep = np.ones(len(text), dtype=bool)
+    while True:
+        pieces, origin = [], []
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], keep.astype(np.int8), [0]])))
+        for first, stop in zip(edges[::2], edges[1::2], strict=True):
+            if pieces:
+                pieces.append(separator)
+                origin.extend([-1] * len(separator))
+            pieces.append(text[first:stop])
+            origin.extend(range(first, stop))
+        result, origin = "".join(pieces), np.asarray(origin, dtype=np.int64)
+        mask = shared_mask(result, reference, min_len)
+        if not mask.any():
+            return result, int(np.sum(~keep))
+        hit = origin[mask]
+        keep[hit[hit >= 0]] = False
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class CharCorpus:
     """A character-level corpus: its alphabet and its training and validation streams of ids.
@@ -117,9 +223,15 @@ class CharCorpus:
         Every character of the corpus once, in code point order (`encode` relies on the
         order).
     train_topics, validation_topics : tuple of str
-        The topics of each part, in alphabetical order.
+        The topics of each part, in alphabetical order (a training topic whose every character
+        was cut, `cut_shared`, is not listed).
     train, validation : ndarray of int64
         Each part as one stream of ids: its topics joined with a newline.
+    n_cut : int
+        Characters cut out of the training topics because they sat in a passage shared with the
+        validation text.
+    validation_spans : tuple of (str, int, int)
+        Each validation topic with the start and stop of its text in ``validation``.
 
     Examples
     --------
@@ -148,6 +260,8 @@ class CharCorpus:
     validation_topics: tuple
     train: np.ndarray
     validation: np.ndarray
+    n_cut: int = 0
+    validation_spans: tuple = ()
 
     @property
     def vocab_size(self):
@@ -256,9 +370,20 @@ def _load(path, every):
     train_names, validation_names = split_topics(topics, every)
     alphabet = "".join(sorted(set("".join(topics.values())) | {SEPARATOR}))
     skeleton = CharCorpus(NAME, frozen["python_version"], alphabet, (), (), None, None)
+    validation_text = SEPARATOR.join(topics[n] for n in validation_names)
+    kept, n_cut = {}, 0
+    for name in train_names:
+        text, cut = cut_shared(topics[name], validation_text)
+        n_cut += cut
+        if text:
+            kept[name] = text
+    spans, first = [], 0
+    for name in validation_names:
+        spans.append((name, first, first + len(topics[name])))
+        first += len(topics[name]) + len(SEPARATOR)
 
-    def stream(names):
-        ids = skeleton.encode(SEPARATOR.join(topics[n] for n in names))
+    def stream(text):
+        ids = skeleton.encode(text)
         ids.setflags(write=False)
         return ids
 
@@ -266,10 +391,12 @@ def _load(path, every):
         NAME,
         frozen["python_version"],
         alphabet,
-        train_names,
+        tuple(kept),
         validation_names,
-        stream(train_names),
-        stream(validation_names),
+        stream(SEPARATOR.join(kept.values())),
+        stream(validation_text),
+        n_cut=n_cut,
+        validation_spans=tuple(spans),
     )
 
 
@@ -292,9 +419,11 @@ def load_corpus(path=CORPUS_FILE, *, every=VALIDATION_EVERY):
     --------
     >>> corpus = load_corpus()
     >>> corpus
-    CharCorpus('pydoc-topics' from Python 3.11.7: 103 characters; 432,894 training characters in 71 topics, 32,153 validation characters in 8 topics)
+    CharCorpus('pydoc-topics' from Python 3.11.7: 103 characters; 426,506 training characters in 70 topics, 32,153 validation characters in 8 topics)
     >>> corpus.validation_topics[:4]
     ('assert', 'bitwise', 'comparisons', 'else')
+    >>> corpus.n_cut, "if" in corpus.train_topics  # "if" is the text of "else", cut whole
+    (6441, False)
     """
     every = check_int("load_corpus", "every", every, minimum=2)
     return _load(str(path), every)

@@ -67,10 +67,37 @@ SEEDS = (0, 1, 2)
 MODES = ("nonoverlapping", "sliding")
 MODE_NAMES = {"nonoverlapping": "non-overlapping chunks", "sliding": "sliding windows"}
 METRIC = "bits_per_char"
-N_SCORED = 16384  # validation characters scored at every length, in both modes
-START = max(EVAL_LENS)  # the first START characters of validation text are context only
+N_SCORED = 31 * 1024  # validation characters scored at every length, in both modes: all but
+# the last 409 of the 32,153 (a multiple of the longest length; `scored_topics` lists them)
+START = max(EVAL_LENS)  # context before the first scored character (`evaluation_ids`)
+VARIANTS = {
+    # Small interventions on the configuration reasons chapter 07 gives, trained and scored like
+    # the main models: T5's buckets ending at a quarter of the training length (T5's own 128 at
+    # 512), ALiBi with 8 heads of 8 (the paper's 8 slopes), RoPE with 2 heads of 32 (16 pairs).
+    "t5-buckets-to-16": ("t5", {"t5_max_distance": 16}),
+    "alibi-8-heads": ("alibi", {"n_heads": 8}),
+    "rope-2-heads": ("rope", {"n_heads": 2}),
+}
 SLIDING_FRACTION = 4  # sliding windows advance by, and score, 1 / SLIDING_FRACTION of a window
 RECORD_FIELDS = ("task", "scheme", "config", "seed", "train_len")
+SCHEME_STYLES = {
+    # one colour and one marker per scheme, no two alike (Okabe-Ito colours, and black and grey);
+    # the learned table, a single point at L, is drawn large and hollow so that it shows on top
+    "none": {"color": "0.5", "marker": "o", "linestyle": ":"},
+    "sinusoidal": {"color": "#E69F00", "marker": "s", "linestyle": "-"},
+    "learned": {
+        "color": "#009E73",
+        "marker": "^",
+        "linestyle": "-",
+        "markersize": 13,
+        "markerfacecolor": "none",
+        "markeredgewidth": 2,
+        "zorder": 5,
+    },
+    "rope": {"color": "#CC79A7", "marker": "D", "linestyle": "--"},
+    "alibi": {"color": "#0072B2", "marker": "v", "linestyle": "-"},
+    "t5": {"color": "#000000", "marker": "X", "linestyle": "-."},
+}
 PAPER = {
     # Press, Smith and Lewis (ICLR 2022), WikiText-103, trained on 512 tokens: perplexity at
     # 512 / 1012 / 2512 / 15512 tokens, non-overlapping evaluation (None: out of memory).
@@ -82,10 +109,11 @@ PAPER = {
 }
 
 
-def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
+def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None, config=CONFIG_NAME):
     """Return the ModelConfig of chapter 07's models for ``scheme``.
 
-    `MODEL`, a learned table of ``train_len`` rows, and the corpus's vocabulary.
+    `MODEL`, a learned table of ``train_len`` rows, and the corpus's vocabulary; a ``config``
+    named in `VARIANTS` changes the fields it lists.
 
     Parameters
     ----------
@@ -96,6 +124,8 @@ def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
         ``t5_max_distance``; T5 has ``min(32, train_len)`` buckets.
     vocab_size : int, optional
         Default: the vocabulary of `load_corpus`'s corpus (103 characters).
+    config : str
+        `CONFIG_NAME` (the main models) or a name in `VARIANTS` for its scheme.
 
     Returns
     -------
@@ -109,6 +139,8 @@ def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
     >>> short = model_config("t5", train_len=8)
     >>> short.max_len, short.t5_buckets, short.t5_max_distance
     (8, 8, 8)
+    >>> model_config("alibi", config="alibi-8-heads").head_dim
+    8
     """
     check_choice("model_config", "scheme", scheme, SCHEMES)
     train_len = check_int("model_config", "train_len", train_len, minimum=2)
@@ -118,6 +150,15 @@ def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None):
         "t5_buckets": min(MODEL["t5_buckets"], train_len),
         "t5_max_distance": train_len,
     }
+    if config != CONFIG_NAME:
+        check_choice("model_config", "config", config, (CONFIG_NAME, *VARIANTS))
+        variant_scheme, changes = VARIANTS[config]
+        if variant_scheme != scheme:
+            raise ValueError(
+                f"model_config: config {config!r} is a variant of {variant_scheme!r}, got "
+                f"scheme={scheme!r}"
+            )
+        fields.update(changes)
     return ModelConfig(vocab_size=vocab_size, scheme=scheme, max_len=train_len, **fields)
 
 
@@ -154,6 +195,82 @@ def _check_scored(func, n_scored, length, modes):
             f"{func}: n_scored must be a multiple of the sliding stride {stride} "
             f"(sliding_stride({length})), got {n_scored}"
         )
+
+
+def evaluation_ids(validation, start=START):
+    """Return the validation stream with its own last ``start + 1`` characters before it.
+
+    `windows` scores ``ids[start + 1 : start + 1 + n_scored]``; on this stream that is the
+    validation text from its first character on, ``validation[:n_scored]``, and the windows that
+    start the text see the end of the last validation topic as context (validation text only,
+    as the joins between topics do).
+
+    Parameters
+    ----------
+    validation : array_like of int, shape (N,)
+        The validation stream (``load_corpus().validation``); longer than ``start``.
+    start : int
+        The context put before it (at least 0).
+
+    Returns
+    -------
+    ndarray of int, shape (N + start + 1,)
+
+    Examples
+    --------
+    >>> evaluation_ids(np.arange(6), start=2).tolist()
+    [3, 4, 5, 0, 1, 2, 3, 4, 5]
+    >>> tokens, targets = windows(evaluation_ids(np.arange(6), 2), 2, "nonoverlapping",
+    ...                           n_scored=4, start=2)
+    >>> targets.tolist()  # the first four characters of the text, each scored once
+    [[0, 1], [2, 3]]
+    """
+    validation = np.asarray(validation)
+    start = check_int("evaluation_ids", "start", start, minimum=0)
+    if validation.ndim != 1 or len(validation) <= start:
+        raise ValueError(
+            f"evaluation_ids: validation must be a 1-d stream longer than start={start}, got "
+            f"shape {validation.shape}"
+        )
+    return np.concatenate([validation[len(validation) - start - 1 :], validation])
+
+
+def scored_topics(corpus=None, n_scored=N_SCORED):
+    """How many characters of each validation topic the sweep scores.
+
+    The sweep scores ``corpus.validation[:n_scored]`` (`evaluation_ids`).
+
+    Parameters
+    ----------
+    corpus : CharCorpus, optional
+        Default: `load_corpus`'s.
+    n_scored : int
+        Characters scored (at most the validation text's length).
+
+    Returns
+    -------
+    list of (str, int, int)
+        Each validation topic, its characters scored and its length, in stream order.
+
+    Examples
+    --------
+    >>> rows = scored_topics()
+    >>> rows[0], rows[-1]
+    (('assert', 1141, 1141), ('typesmapping', 11909, 12318))
+    >>> sum(scored for _, scored, _ in rows) + 7 == N_SCORED  # 7 newlines join the 8 topics
+    True
+    """
+    corpus = load_corpus() if corpus is None else corpus
+    n_scored = check_int("scored_topics", "n_scored", n_scored, minimum=0)
+    if n_scored > len(corpus.validation):
+        raise ValueError(
+            f"scored_topics: n_scored must be <= {len(corpus.validation)} (the validation text), "
+            f"got {n_scored}"
+        )
+    return [
+        (name, max(0, min(stop, n_scored) - first), stop - first)
+        for name, first, stop in corpus.validation_spans
+    ]
 
 
 def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
@@ -227,6 +344,63 @@ def windows(ids, length, mode, *, n_scored=N_SCORED, start=START):
     return tokens, targets
 
 
+def _check_windows(func, config, tokens, targets):
+    """Refuse tokens that are not (windows, length) ids of the model, or targets of another shape."""
+    tokens = check_ids(func, "tokens", tokens, high=config.vocab_size, ndim=2)
+    targets = np.asarray(targets)
+    if targets.shape != tokens.shape:
+        raise ValueError(
+            f"{func}: targets must have the shape of tokens {tokens.shape} (windows, length), "
+            f"got shape {targets.shape}"
+        )
+    return tokens, targets
+
+
+def char_bits(params, config, tokens, targets, *, batch_elements=2**20):
+    """Return the loss of every scored character in bits, NaN where a target is not scored.
+
+    Windows are run ``B`` at a time with ``B * T * T <= batch_elements`` (memory of the
+    attention weights).
+
+    Parameters
+    ----------
+    params : dict
+        The model's parameters (`init_params`, or ``TrainResult.params`` after `train`).
+    config : ModelConfig
+        The model's shape and position scheme.
+    tokens : array_like of int, shape (N, T)
+        N windows of T characters.
+    targets : array_like of int, shape (N, T)
+        The next character of every token, -1 (`IGNORE`) where not scored (as `windows` makes).
+    batch_elements : int
+        Bounds the windows run at once; the result does not depend on it (up to rounding).
+
+    Returns
+    -------
+    ndarray of float, shape (N, T)
+        ``-log2 p(target)`` for every scored target, NaN elsewhere.
+
+    Examples
+    --------
+    >>> from posenc_lib.model import init_params
+    >>> config = model_config("alibi")
+    >>> tokens, targets = windows(np.arange(40) % 7, 8, "sliding", n_scored=8, start=8)
+    >>> bits = char_bits(init_params(config), config, tokens, targets)
+    >>> bits.shape, int(np.sum(~np.isnan(bits))), bool(np.all(np.isnan(bits[:, :6])))
+    ((4, 8), 8, True)
+    """
+    tokens, targets = _check_windows("char_bits", config, tokens, targets)
+    batch_elements = check_int("char_bits", "batch_elements", batch_elements, minimum=1)
+    n, t = tokens.shape
+    batch = max(1, batch_elements // (t * t))
+    out = np.full((n, t), np.nan)
+    for first in range(0, n, batch):
+        rows = slice(first, first + batch)
+        losses = token_losses(forward(params, tokens[rows], config), targets[rows])
+        out[rows] = np.where(targets[rows] != IGNORE, bits_per_char(losses), np.nan)
+    return out
+
+
 def score(params, config, tokens, targets, *, batch_elements=2**20):
     """Sum the loss in bits, and count scored characters, at each window position.
 
@@ -279,22 +453,31 @@ def score(params, config, tokens, targets, *, batch_elements=2**20):
     >>> bool(np.allclose(one_at_a_time[0], totals))
     True
     """
-    tokens = check_ids("score", "tokens", tokens, high=config.vocab_size, ndim=2)
-    targets = np.asarray(targets)
-    if targets.shape != tokens.shape:
-        raise ValueError(
-            f"score: targets must have the shape of tokens {tokens.shape} (windows, length), "
-            f"got shape {targets.shape}"
-        )
-    batch_elements = check_int("score", "batch_elements", batch_elements, minimum=1)
-    n, t = tokens.shape
-    batch = max(1, batch_elements // (t * t))
-    totals, counts = np.zeros(t), np.zeros(t, dtype=np.int64)
-    for first in range(0, n, batch):
-        rows = slice(first, first + batch)
-        totals += np.sum(token_losses(forward(params, tokens[rows], config), targets[rows]), 0)
-        counts += np.sum(targets[rows] != IGNORE, axis=0)
-    return bits_per_char(totals), counts
+    tokens, targets = _check_windows("score", config, tokens, targets)
+    bits = char_bits(params, config, tokens, targets, batch_elements=batch_elements)
+    return position_sums(bits)
+
+
+def position_sums(bits):
+    """Sum per-character bits over windows: (totals, counts) at each window position.
+
+    Parameters
+    ----------
+    bits : ndarray of float, shape (N, T)
+        As `char_bits` returns them (NaN where not scored).
+
+    Returns
+    -------
+    totals : ndarray of float, shape (T,)
+    counts : ndarray of int, shape (T,)
+
+    Examples
+    --------
+    >>> position_sums(np.array([[1.0, np.nan], [2.0, 3.0]]))
+    (array([3., 3.]), array([2, 1]))
+    """
+    scored = ~np.isnan(bits)
+    return np.where(scored, bits, 0.0).sum(axis=0), scored.sum(axis=0).astype(np.int64)
 
 
 def score_text(params, config, ids, length, mode, *, n_scored=N_SCORED, start=START):
@@ -355,8 +538,11 @@ def sweep_jobs(
     train_len=TRAIN_LEN,
     eval_lens=EVAL_LENS,
     n_scored=N_SCORED,
+    variants=(),
 ):
-    """List the jobs of the sweep, scheme x seed in that order (see `train_and_score`).
+    """List the jobs of the sweep, scheme x seed in that order, then variant x seed.
+
+    See `train_and_score` for what a job does.
 
     Parameters
     ----------
@@ -372,11 +558,15 @@ def sweep_jobs(
         The evaluation lengths, each at least ``train_len``; they must include it.
     n_scored : int
         Validation characters scored at every length (a multiple of every length).
+    variants : sequence of str
+        Names in `VARIANTS`: one more job per variant and seed, scored in non-overlapping chunks
+        only (the committed sweep runs all three); a variant of a scheme not in ``schemes`` is
+        left out with its scheme.
 
     Returns
     -------
     list of dict
-        One job (JSON values) per scheme and seed: its ``task``, ``scheme``, ``config``,
+        One job (JSON values) per scheme (or variant) and seed: its ``task``, ``scheme``, ``config``,
         ``seed``, ``steps``, ``train_len``, ``eval_lens`` (sorted), ``modes``, ``n_scored``
         and ``start`` (the longest evaluation length: the text before it is context only).
 
@@ -390,6 +580,8 @@ def sweep_jobs(
     [('none', 0), ('none', 1), ('alibi', 0), ('alibi', 1)]
     >>> jobs[0]["eval_lens"], jobs[0]["modes"], jobs[0]["start"]
     ([8, 16], ['nonoverlapping', 'sliding'], 16)
+    >>> [(job["scheme"], job["config"]) for job in sweep_jobs(variants=tuple(VARIANTS))[-9::3]]
+    [('t5', 't5-buckets-to-16'), ('alibi', 'alibi-8-heads'), ('rope', 'rope-2-heads')]
     """
     for scheme in schemes:
         check_choice("sweep_jobs", "scheme", scheme, SCHEMES)
@@ -403,20 +595,28 @@ def sweep_jobs(
     n_scored = check_int("sweep_jobs", "n_scored", n_scored, minimum=1)
     for length in eval_lens:  # before any model trains, not when the first one is scored
         _check_scored("sweep_jobs", n_scored, length, MODES)
+    if isinstance(variants, str):
+        raise TypeError(f"sweep_jobs: variants must be a sequence of names, got {variants!r}")
+    models = [(scheme, CONFIG_NAME) for scheme in schemes]
+    for name in variants:
+        check_choice("sweep_jobs", "variants", name, tuple(VARIANTS))
+        if VARIANTS[name][0] in schemes:  # a variant of a scheme left out is left out too
+            models.append((VARIANTS[name][0], name))
     return [
         {
             "task": NAME,
             "scheme": scheme,
-            "config": CONFIG_NAME,
+            "config": config,
             "seed": check_int("sweep_jobs", "seed", seed, minimum=0),
             "steps": steps,
             "train_len": train_len,
             "eval_lens": sorted(eval_lens),
-            "modes": list(MODES),
+            # the variants are scored in chunks only, to keep the sweep within its time budget
+            "modes": list(MODES) if config == CONFIG_NAME else ["nonoverlapping"],
             "n_scored": n_scored,
             "start": max(eval_lens),
         }
-        for scheme in schemes
+        for scheme, config in models
         for seed in seeds
     ]
 
@@ -460,7 +660,12 @@ def train_and_score(job, *, progress=False):
     [(8, 8), (16, 16)]
     """
     corpus = load_corpus()
-    config = model_config(job["scheme"], train_len=job["train_len"], vocab_size=corpus.vocab_size)
+    config = model_config(
+        job["scheme"],
+        train_len=job["train_len"],
+        vocab_size=corpus.vocab_size,
+        config=job["config"],
+    )
     result = train(
         config,
         text_task(corpus),
@@ -470,31 +675,31 @@ def train_and_score(job, *, progress=False):
         progress=progress,
         **TRAIN,
     )
-    scored = {
-        (n, mode): score_text(
-            result.params,
-            config,
-            corpus.validation,
-            n,
-            mode,
-            n_scored=job["n_scored"],
-            start=job["start"],
-        )
-        for n in job["eval_lens"]
-        for mode in job["modes"]
-    }
+    ids = evaluation_ids(corpus.validation, job["start"])
+    bits = {}
+    for n in job["eval_lens"]:
+        for mode in job["modes"]:
+            if length_problem(config, n):
+                bits[n, mode] = None
+                continue
+            tokens, targets = windows(ids, n, mode, n_scored=job["n_scored"], start=job["start"])
+            bits[n, mode] = char_bits(result.params, config, tokens, targets)
+    scored = {k: None if b is None else position_sums(b) for k, b in bits.items()}
     base = {k: job[k] for k in RECORD_FIELDS}
-    curves = [
-        sweep.curve_record(
-            base,
-            {"eval_len": n, "mode": "nonoverlapping"},
-            METRIC,
-            *scored[n, "nonoverlapping"],
+    short, longest = job["train_len"], max(job["eval_lens"])
+    curves = []
+    for n in sorted({short, longest}):
+        if scored[n, "nonoverlapping"] is None:
+            continue
+        curve = sweep.curve_record(
+            base, {"eval_len": n, "mode": "nonoverlapping"}, METRIC, *scored[n, "nonoverlapping"],
             digits=3,
         )
-        for n in sorted({job["train_len"], max(job["eval_lens"])})
-        if scored[n, "nonoverlapping"] is not None
-    ]
+        if n == longest > short:
+            # the same characters, in the same order, in chunks of `longest` and of `short`
+            extra = bits[longest, "nonoverlapping"].ravel() - bits[short, "nonoverlapping"].ravel()
+            curve["excess"] = [round(float(v), 3) for v in extra.reshape(-1, longest).sum(0)]
+        curves.append(curve)
     return {
         "job": job,
         "records": sweep.region_records(base, scored, job["train_len"], METRIC, keys=("mode",)),
@@ -590,7 +795,7 @@ def run_sweep(out, *, workers=2, backend="loky", progress=True, fresh=False, **o
     >>> import tempfile
     >>> from pathlib import Path
     >>> tiny = {"schemes": ("none", "alibi"), "seeds": (0,), "steps": 2, "train_len": 8,
-    ...         "eval_lens": (8, 16), "n_scored": 64}
+    ...         "eval_lens": (8, 16), "n_scored": 64, "variants": ()}
     >>> with tempfile.TemporaryDirectory() as out:
     ...     paths = run_sweep(out, workers=1, progress=False, **tiny)
     ...     written = sorted(p.name for p in Path(out).iterdir())
@@ -641,7 +846,7 @@ def load_sweep(directory=None):
 # -- reading the results ------------------------------------------------------------------------
 
 
-def summarize(records, *, mode="nonoverlapping", region="all"):
+def summarize(records, *, mode="nonoverlapping", region="all", config=CONFIG_NAME):
     """Summarize records as {(scheme, eval_len): (mean, min, max) over seeds}.
 
     For one mode and region; None where a scheme cannot run at that length.
@@ -654,6 +859,8 @@ def summarize(records, *, mode="nonoverlapping", region="all"):
         The evaluation mode summarized.
     region : {"all", "unseen"}
         Every scored character, or those at window positions >= the training length only.
+    config : str or None
+        The configuration summarized (`CONFIG_NAME`, a name in `VARIANTS`; None: any).
 
     Returns
     -------
@@ -664,7 +871,7 @@ def summarize(records, *, mode="nonoverlapping", region="all"):
     Examples
     --------
     >>> recs = [{"scheme": "alibi", "eval_len": 64, "mode": "sliding", "region": "all",
-    ...          "value": v} for v in (2.0, 2.5)]
+    ...          "config": CONFIG_NAME, "value": v} for v in (2.0, 2.5)]
     >>> summarize(recs, mode="sliding")[("alibi", 64)]
     (2.25, 2.0, 2.5)
 
@@ -676,7 +883,65 @@ def summarize(records, *, mode="nonoverlapping", region="all"):
     """
     check_choice("summarize", "mode", mode, MODES)
     check_choice("summarize", "region", region, ("all", "unseen"))
-    return sweep.summarize(records, ("scheme", "eval_len"), mode=mode, region=region)
+    return sweep.summarize(records, ("scheme", "eval_len"), mode=mode, region=region, config=config)
+
+
+def paired_differences(records, a, b, eval_len, *, mode="nonoverlapping", region="all"):
+    """Per-seed differences ``a - b`` of bits per character: seed -> difference.
+
+    Scheme-against-scheme statements rest on these: two models with the same seed were trained
+    on the same batches of text and are scored on the same characters.
+
+    Parameters
+    ----------
+    records : list of dict
+        Records of results.json (`load_sweep`, `run_models`).
+    a, b : str or (str, str)
+        A scheme of the main configuration, or ``(scheme, config)`` (e.g. a variant).
+    eval_len : int
+        The evaluation length.
+    mode : {"nonoverlapping", "sliding"}
+        The evaluation mode.
+    region : {"all", "unseen"}
+        The region scored.
+
+    Returns
+    -------
+    dict
+        ``seed -> value(a) - value(b)`` for every seed both have (sorted by seed).
+
+    Raises
+    ------
+    ValueError
+        When the two share no seed, or either cannot run at ``eval_len``.
+
+    Examples
+    --------
+    >>> recs = [{"scheme": s, "config": CONFIG_NAME, "seed": k, "eval_len": 64,
+    ...          "mode": "nonoverlapping", "region": "all", "value": v}
+    ...         for s, k, v in [("rope", 0, 2.5), ("rope", 1, 2.75), ("alibi", 0, 2.75),
+    ...                         ("alibi", 1, 2.5)]]
+    >>> paired_differences(recs, "rope", "alibi", 64)
+    {0: -0.25, 1: 0.25}
+    """
+    check_choice("paired_differences", "mode", mode, MODES)
+
+    def values(model):
+        scheme, config = (model, CONFIG_NAME) if isinstance(model, str) else model
+        rows = select(
+            records, scheme=scheme, config=config, eval_len=eval_len, mode=mode, region=region
+        )
+        if any(r["value"] is None for r in rows):
+            raise ValueError(f"paired_differences: {model!r} cannot run at eval_len={eval_len}")
+        return {r["seed"]: r["value"] for r in rows}
+
+    first, second = values(a), values(b)
+    seeds = sorted(set(first) & set(second))
+    if not seeds:
+        raise ValueError(
+            f"paired_differences: {a!r} and {b!r} share no seed at eval_len={eval_len}, {mode}"
+        )
+    return {seed: first[seed] - second[seed] for seed in seeds}
 
 
 def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
@@ -716,7 +981,7 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
     t5           2.51 (2.50-2.52) 2.54 (2.53-2.54) 2.76 (2.73-2.81) 3.18 (3.14-3.26) 3.72 (3.67-3.78)
     """
     summary = summarize(records, mode=mode, region=region)
-    rows = select(records, mode=mode, region=None)
+    rows = select(records, mode=mode, region=None, config=CONFIG_NAME)
     train_len = rows[0]["train_len"]
     lengths = sorted({r["eval_len"] for r in rows})
     seeds = len({r["seed"] for r in rows})
@@ -743,10 +1008,13 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
     )
 
 
-def position_bits(curves, scheme, eval_len, *, bin_width=1):
+def position_bits(curves, scheme, eval_len, *, bin_width=1, field="totals", config=CONFIG_NAME):
     """Bits per character at each window position (binned), (mean, min, max) over seeds.
 
     Returns (centres, mean, low, high), arrays of one entry per bin of ``bin_width`` positions.
+    With ``field="excess"`` (curves at the longest length only): the extra bits per character
+    each position pays in a chunk of ``eval_len`` over the same character scored in a chunk of
+    the training length, so that the text's difficulty cancels.
 
     Parameters
     ----------
@@ -758,6 +1026,10 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1):
         The evaluation length (the committed curves are at 64 and 1024).
     bin_width : int
         Window positions per bin; positions past the last whole bin are left out.
+    field : {"totals", "excess"}
+        Bits summed at each position, or the extra bits over the training length's chunks.
+    config : str
+        The configuration (`CONFIG_NAME` or a name in `VARIANTS`).
 
     Returns
     -------
@@ -778,15 +1050,136 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1):
 
     ALiBi at 16 times its training length, in quarters of the window (committed sweep):
 
-    >>> centres, mean, low, high = position_bits(load_sweep()[1], "alibi", 1024, bin_width=256)
+    >>> centres, mean, low, high = position_bits(load_sweep()[1], "alibi", 1024,
+    ...                                          bin_width=256)
     >>> centres.tolist(), bool(np.all((low <= mean) & (mean <= high)))
     ([127.5, 383.5, 639.5, 895.5], True)
     """
     bin_width = check_int("position_bits", "bin_width", bin_width, minimum=1)
-    rows = [c for c in curves if c["scheme"] == scheme and c["eval_len"] == eval_len]
+    check_choice("position_bits", "field", field, ("totals", "excess"))
+    rows = [
+        c
+        for c in curves
+        if c["scheme"] == scheme
+        and c["eval_len"] == eval_len
+        and c.get("config", CONFIG_NAME) == config
+        and field in c
+    ]
     if not rows:
-        raise ValueError(f"position_bits: no curve of {scheme!r} at eval_len={eval_len}")
-    return sweep.binned_curves(rows, bin_width=bin_width)
+        raise ValueError(
+            f"position_bits: no {field} curve of {scheme!r} ({config}) at eval_len={eval_len}"
+        )
+    values = []
+    for r in rows:
+        totals, counts = np.asarray(r[field], float), np.asarray(r["counts"], float)
+        n_bins = len(totals) // bin_width
+        t = totals[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
+        c = counts[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
+        values.append(t / np.maximum(c, 1))
+    values = np.array(values)
+    centres = np.arange(values.shape[1]) * bin_width + (bin_width - 1) / 2
+    return centres, values.mean(0), values.min(0), values.max(0)
+
+
+def scheme_style(scheme, n_points=None):
+    """Return the matplotlib style of ``scheme``'s series in chapter 07's figures.
+
+    Every scheme has its own colour, marker and line style (`SCHEME_STYLES`); markers are 7
+    points wide (the learned table's 13, hollow).
+
+    Parameters
+    ----------
+    scheme : str
+        One of `SCHEMES`.
+    n_points : int, optional
+        How many points the series has; a long series gets a marker on about 12 of them.
+
+    Returns
+    -------
+    dict
+        Keyword arguments for ``ax.plot``.
+
+    Examples
+    --------
+    >>> style = scheme_style("t5")
+    >>> style["marker"], style["color"], style["markersize"]
+    ('X', '#000000', 7)
+    >>> scheme_style("alibi", n_points=1024)["markevery"]
+    85
+    >>> len({(s["color"], s["marker"]) for s in map(scheme_style, SCHEMES)})
+    6
+    """
+    check_choice("scheme_style", "scheme", scheme, SCHEMES)
+    style = {"markersize": 7, "lw": 1.6, **SCHEME_STYLES[scheme]}
+    if n_points is not None and n_points > 12:
+        style["markevery"] = max(1, n_points // 12)
+    return style
+
+
+def plot_bits_per_char(records, ax, *, mode="nonoverlapping", region="all", legend=True):
+    """Plot bits per character against evaluation length, one line per scheme.
+
+    The range over seeds is shaded; a scheme that cannot run at a length has no point there.
+    Returns the lines.
+
+    Parameters
+    ----------
+    records : list of dict
+        Records of results.json (`load_sweep`, `run_models`).
+    ax : matplotlib.axes.Axes
+        Where to draw; the evaluation lengths are set as ticks of a log2 x axis, and the
+        training length is marked by a dotted vertical line.
+    mode : {"nonoverlapping", "sliding"}
+        The evaluation mode drawn.
+    region : {"all", "unseen"}
+        The region drawn.
+    legend : bool
+        Put a legend to the right of the axes (`legend_outside`).
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        One line per scheme, in the order of the records.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> lines = plot_bits_per_char(load_sweep()[0], ax)
+    >>> [(line.get_label(), len(line.get_xdata())) for line in lines]
+    [('none', 5), ('sinusoidal', 5), ('learned', 1), ('rope', 5), ('alibi', 5), ('t5', 5)]
+    >>> ax.get_xscale(), ax.get_legend() is not None
+    ('log', True)
+    """
+    from .plots import legend_outside
+
+    summary = summarize(records, mode=mode, region=region)
+    rows = select(records, mode=mode, region=None, config=CONFIG_NAME)
+    train_len = rows[0]["train_len"]
+    lengths = sorted({r["eval_len"] for r in rows})
+    lines = []
+    for scheme in names(rows, "scheme"):
+        points = [(n, summary.get((scheme, n))) for n in lengths]
+        points = [(n, v) for n, v in points if v is not None]
+        style = scheme_style(scheme)
+        (line,) = ax.plot([n for n, _ in points], [v[0] for _, v in points], label=scheme, **style)
+        ax.fill_between(
+            [n for n, _ in points],
+            [v[1] for _, v in points],
+            [v[2] for _, v in points],
+            color=style["color"],
+            alpha=0.2,
+            lw=0,
+        )
+        lines.append(line)
+    ax.axvline(train_len, color="0.5", ls=":", lw=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(lengths, [str(n) for n in lengths])
+    ax.set_xlabel("evaluation length (characters)")
+    ax.set_ylabel("bits per character")
+    if legend:
+        legend_outside(ax)
+    return lines
 
 
 def report(records, out):
@@ -840,6 +1233,7 @@ FULL = {
     "train_len": TRAIN_LEN,
     "eval_lens": EVAL_LENS,
     "n_scored": N_SCORED,
+    "variants": tuple(VARIANTS),
 }
 REALTEXT = sweep.Sweep(
     name="realtext",
@@ -856,6 +1250,7 @@ REALTEXT = sweep.Sweep(
         "train_len": 8,
         "eval_lens": (8, 16),
         "n_scored": 64,
+        "variants": (),
     },
     settings={"model": MODEL, "train": TRAIN, "sliding_fraction": SLIDING_FRACTION},
     code_roots=(

@@ -16,9 +16,12 @@ from posenc_lib import corpus as corpus_module
 from posenc_lib.corpus import (
     CORPUS_FILE,
     SEPARATOR,
+    SHARED,
     bits_per_char,
+    cut_shared,
     load_corpus,
     read_topics,
+    shared_mask,
     split_topics,
     text_task,
 )
@@ -116,13 +119,70 @@ def test_every_tenth_topic_in_alphabetical_order_is_validation_and_no_topic_is_i
     names = sorted(read_topics()["topics"])
     assert corpus.validation_topics == tuple(names[::10])
     assert set(corpus.train_topics).isdisjoint(corpus.validation_topics)
-    assert set(corpus.train_topics) | set(corpus.validation_topics) == set(names)
+    # "if" is the same 600 characters as the validation topic "else": cut whole from training
+    assert set(corpus.train_topics) | set(corpus.validation_topics) == set(names) - {"if"}
+
+
+def stretches(text, length):
+    return {text[i : i + length] for i in range(len(text) - length + 1)}
+
+
+@pytest.mark.parametrize("length", [64, SHARED])
+def test_no_stretch_of_validation_text_occurs_in_the_training_text(corpus, length):
+    """The held-out text shares no passage with the training text: not one run of 64 (or 32)
+    validation characters occurs anywhere in the training stream."""
+    validation = stretches(corpus.decode(corpus.validation), length)
+    train = corpus.decode(corpus.train)
+    shared = [train[i : i + length] for i in range(len(train) - length + 1)]
+    assert not validation.intersection(shared)
+
+
+def test_the_uncut_topics_did_share_passages_so_the_cut_is_needed(corpus):
+    """Before the cut, pydoc topics repeat each other: "if" is "else", and the training topics
+    held thousands of characters of validation passages."""
+    topics = read_topics()["topics"]
+    assert topics["if"] == topics["else"]
+    uncut = SEPARATOR.join(topics[n] for n in sorted(topics) if n not in corpus.validation_topics)
+    assert stretches(corpus.decode(corpus.validation), 64) & stretches(uncut, 64)
+    assert corpus.n_cut == 6441
+    assert len(uncut) - len(corpus.train) > 6000
+
+
+def test_validation_topics_are_whole_and_training_topics_lose_only_shared_passages(corpus):
+    topics = read_topics()["topics"]
+    validation = SEPARATOR.join(topics[n] for n in corpus.validation_topics)
+    assert corpus.decode(corpus.validation) == validation
+    train = corpus.decode(corpus.train)
+    for name in ("pass", "compound", "id-classes"):
+        kept, _ = cut_shared(topics[name], validation)
+        assert kept in train
+    assert cut_shared(topics["lambda"], validation) == (topics["lambda"], 0)
+    for name, first, stop in corpus.validation_spans:
+        assert validation[first:stop] == topics[name]
+
+
+def test_shared_mask_marks_exactly_the_characters_of_shared_stretches():
+    mask = shared_mask("abcdefgh", "xxcdefyy", min_len=3)
+    assert mask.tolist() == [False, False, True, True, True, True, False, False]
+    assert not shared_mask("abcdefgh", "xxcdyy", min_len=3).any()
+    assert shared_mask("", "abc", min_len=2).shape == (0,)
+
+
+def test_cut_shared_leaves_no_shared_stretch_even_across_its_separators():
+    # cutting "cde" and "ghi" joins "ab", "f" and "jk" by "-": "b-f" occurs in the reference
+    text, n_cut = cut_shared("abcdefghijk", "cde ghi b-f-", min_len=3, separator="-")
+    assert not shared_mask(text, "cde ghi b-f-", min_len=3).any()
+    assert n_cut >= 6
+    assert cut_shared("abc", "abc", min_len=2) == ("", 3)
 
 
 def test_each_stream_is_its_topics_joined_with_newlines_and_decodes_back(corpus):
     topics = read_topics()["topics"]
-    for which, names in (("train", corpus.train_topics), ("validation", corpus.validation_topics)):
-        assert corpus.decode(corpus.split(which)) == SEPARATOR.join(topics[n] for n in names)
+    names = corpus.validation_topics
+    assert corpus.decode(corpus.validation) == SEPARATOR.join(topics[n] for n in names)
+    validation = corpus.decode(corpus.validation)
+    kept = [cut_shared(topics[n], validation)[0] for n in corpus.train_topics]
+    assert corpus.decode(corpus.train) == SEPARATOR.join(kept)
     assert 0.05 < len(corpus.validation) / (len(corpus.train) + len(corpus.validation)) < 0.1
 
 
@@ -159,7 +219,10 @@ def test_split_topics_holds_out_every_kth_name_starting_with_the_first():
         (lambda c: c.split("test"), ValueError, "CharCorpus.split: which must be one of"),
         (lambda c: text_task("text"), TypeError, "text_task: corpus must be a CharCorpus"),
         (lambda c: text_task(c, "dev"), ValueError, "text_task: split must be one of"),
-        (lambda c: text_task(c).sample(0, 1, 10**6), ValueError, "length must be < 432894"),
+        (lambda c: text_task(c).sample(0, 1, 10**6), ValueError, "length must be < 426506"),
+        (lambda c: shared_mask(b"ab", "ab"), TypeError, "shared_mask: text and reference must"),
+        (lambda c: shared_mask("ab", "ab", 0), ValueError, "shared_mask: min_len must be"),
+        (lambda c: cut_shared("ab", "ab", 2, "--"), ValueError, "cut_shared: separator must"),
         (lambda c: bits_per_char("1.0"), TypeError, "bits_per_char: nats must be a real number"),
     ],
 )
@@ -233,4 +296,7 @@ def test_load_corpus_takes_every_second_topic_at_the_lowest_every_allowed(corpus
         load_corpus(every=1)
     halves = load_corpus(every=2)
     assert halves.validation.size > corpus.validation.size
-    assert halves.train.size + halves.validation.size == corpus.train.size + corpus.validation.size
+    topics = set(halves.train_topics) | set(halves.validation_topics)
+    assert not set(halves.train_topics) & set(halves.validation_topics)
+    assert topics <= set(corpus.train_topics) | set(corpus.validation_topics) | {"if"}
+    assert halves.validation.size + halves.train.size + halves.n_cut >= corpus.validation.size

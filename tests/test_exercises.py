@@ -26,7 +26,6 @@ from posenc_lib import (
     softmax,
     wavelengths,
 )
-from posenc_lib.corpus import bits_per_char
 from posenc_lib.exercises import (
     ChoiceExercise,
     Feedback,
@@ -38,8 +37,7 @@ from posenc_lib.exercises import (
 )
 from posenc_lib.exercises._core import _fmt_pair, compare_arrays
 from posenc_lib.learned import LearnedPositions, cosine_similarity
-from posenc_lib.realtext import MODES, load_sweep, windows
-from posenc_lib.realtext import summarize as summarize_text
+from posenc_lib.realtext import load_sweep, position_bits, windows
 from posenc_lib.tasks import lookback
 
 EXERCISES = list(all_exercises())
@@ -638,7 +636,9 @@ def _middle_change(**options):
 @evidence("causal_swap")
 def _():
     assert _middle_change(mask=causal_mask(3)) > 0.01
-    return "Yes"
+    # the middle query's visible keys: the first token and itself, never the last one
+    assert causal_mask(3)[1].tolist() == [True, True, False]
+    return "first token and itself"
 
 
 @evidence("index")
@@ -783,20 +783,6 @@ def _():
     return "LLaMA"
 
 
-@evidence("alibi_no_mask")
-def _():
-    assert _middle_change(bias=alibi_bias(3, 4)[0]) < 1e-12
-    return "No:"
-
-
-@evidence("bits")
-def _():
-    bits = bits_per_char(1.9)
-    assert bits == pytest.approx(1.9 / math.log(2))
-    assert math.exp(1.9) == pytest.approx(6.69, abs=0.005)  # the perplexity, a wrong option
-    return f"{bits:.2f}"
-
-
 @evidence("chunk_starts")
 def _():
     ids = np.arange(4096)
@@ -810,17 +796,45 @@ def _():
     return "Fewer characters start"
 
 
-@evidence("modes")
+@evidence("cost")
 def _():
+    from posenc_lib.t5 import t5_bias
+
+    def sizes(t):
+        added = sinusoidal_positions(t, 64).size  # a vector per token
+        rotated = apply_rope(np.zeros((t, 64))).size  # each query (and key) turned once
+        biases = alibi_bias(t, 1).size, t5_bias(np.zeros((1, 32)), t, bidirectional=False).size
+        return added, rotated, *biases
+
+    short, long = sizes(512), sizes(2048)
+    assert [b / a for a, b in zip(short, long, strict=True)] == [4, 4, 16, 16]
+    return "16 times for ALiBi"
+
+
+@evidence("units")
+def _():
+    chars_per_word, word_gain, char_gain = 5, 0.20, 0.05
+    n_chars = 1_000_000  # any text: its bits counted per character and per word agree
+    total = char_gain * n_chars
+    per_word = total / (n_chars / chars_per_word)
+    assert per_word == pytest.approx(0.25) and per_word > word_gain
+    return f"{per_word:.2f} bits per word"
+
+
+@evidence("content")
+def _():
+    # in a chunk of 1,024 a character at position p < 64 has exactly the context it has at
+    # position p of its chunk of 64, so the committed excess curves are zero there (up to the
+    # rounding of the stored sums): the subtraction cancels the text and leaves the position
+    _, curves = load_sweep()
+    for scheme in ("none", "sinusoidal", "rope", "alibi", "t5"):
+        excess = position_bits(curves, scheme, 1024, field="excess")
+        assert np.all(np.abs(excess[1][:64]) < 1e-3) and np.any(np.abs(excess[1][64:]) > 0.01)
     ids = np.arange(4096)
-    for mode, unseen_share in (("nonoverlapping", 0.5), ("sliding", 1.0)):
-        _, targets = windows(ids, 128, mode, n_scored=1024, start=1024)
-        positions = np.nonzero(targets >= 0)[1]
-        assert np.mean(positions >= 64) == unseen_share  # positions training never showed
-    records, _ = load_sweep()
-    chunks, sliding = (summarize_text(records, mode=m)["sinusoidal", 128][0] for m in MODES)
-    assert chunks < sliding
-    return "Non-overlapping"
+    long_chunks = windows(ids, 1024, "nonoverlapping", n_scored=2048, start=1024)[1].ravel()
+    short_chunks = windows(ids, 64, "nonoverlapping", n_scored=2048, start=1024)[1].ravel()
+    np.testing.assert_array_equal(long_chunks, short_chunks)  # the same characters, in order
+    return "chunk of 64"
 
 
 def test_every_quiz_question_has_its_own_evidence():

@@ -27,7 +27,7 @@ from posenc_lib.realtext import (
 )
 from posenc_lib.tasks import IGNORE
 
-TINY = {"steps": 3, "train_len": 8, "eval_lens": (8, 16, 32), "n_scored": 64}
+TINY = {"steps": 3, "train_len": 8, "eval_lens": (8, 16, 32), "n_scored": 64, "variants": ()}
 RECORD_KEYS = {
     "task",
     "scheme",
@@ -54,15 +54,39 @@ def scored_positions(ids, length, mode, **options):
 
 @pytest.mark.parametrize("length", realtext.EVAL_LENS)
 def test_both_modes_score_the_same_characters_at_every_length_each_once(length):
-    ids = load_corpus().validation
+    ids = realtext.evaluation_ids(load_corpus().validation)
     expected = np.arange(realtext.START + 1, realtext.START + 1 + realtext.N_SCORED)
     for mode in MODES:
         assert np.array_equal(scored_positions(ids, length, mode), expected)
 
 
+def test_the_sweep_scores_the_validation_text_from_its_first_character_on_every_topic():
+    """All but the last 409 characters of the validation text are scored, and every
+    validation topic is scored, all of it but the end of the last one."""
+    corpus = load_corpus()
+    ids = realtext.evaluation_ids(corpus.validation)
+    _, targets = windows(ids, 1024, "nonoverlapping")
+    assert np.array_equal(targets.ravel(), corpus.validation[: realtext.N_SCORED])
+    assert len(corpus.validation) // 1024 * 1024 == realtext.N_SCORED
+    assert len(corpus.validation) - realtext.N_SCORED == 409
+    rows = realtext.scored_topics(corpus)
+    assert [name for name, _, _ in rows] == list(corpus.validation_topics)
+    assert all(scored == total for _, scored, total in rows[:-1])
+    assert 0.95 < rows[-1][1] / rows[-1][2] < 1
+
+
+def test_the_context_before_the_first_scored_character_is_validation_text():
+    corpus = load_corpus()
+    ids = realtext.evaluation_ids(corpus.validation)
+    assert np.array_equal(ids[: realtext.START + 1], corpus.validation[-realtext.START - 1 :])
+    with pytest.raises(ValueError, match="evaluation_ids: validation must be a 1-d stream"):
+        realtext.evaluation_ids(np.arange(5), start=5)
+
+
 @pytest.mark.parametrize("length", realtext.EVAL_LENS)
 def test_every_character_a_sliding_window_scores_sees_three_quarters_of_a_window(length):
-    tokens, targets = windows(load_corpus().validation, length, "sliding")
+    ids = realtext.evaluation_ids(load_corpus().validation)
+    tokens, targets = windows(ids, length, "sliding")
     scored = np.flatnonzero(np.any(targets != IGNORE, axis=0))
     assert scored.min() == length - sliding_stride(length) >= 3 * length // 4
     assert scored.max() == length - 1
@@ -71,7 +95,7 @@ def test_every_character_a_sliding_window_scores_sees_three_quarters_of_a_window
 
 @pytest.mark.parametrize("mode", MODES)
 def test_windows_are_runs_of_the_text_and_targets_are_the_next_characters(mode):
-    stream = np.arange(20_000)  # ids equal to their position in the stream
+    stream = np.arange(40_000)  # ids equal to their position in the stream
     tokens, targets = windows(stream, 64, mode)
     assert np.all(np.diff(tokens, axis=1) == 1)
     scored = targets != IGNORE
@@ -161,7 +185,13 @@ def test_a_learned_table_cannot_run_past_its_rows():
 def test_an_untrained_model_pays_about_log2_of_the_vocabulary():
     config = model_config("none")
     bits = region_value(
-        *score_text(init_params(config), config, load_corpus().validation, 64, "nonoverlapping")
+        *score_text(
+            init_params(config),
+            config,
+            realtext.evaluation_ids(load_corpus().validation),
+            64,
+            "nonoverlapping",
+        )
     )
     assert abs(bits - math.log2(103)) < 1.5
 
@@ -288,6 +318,15 @@ def test_the_full_sweep_is_6_schemes_by_3_seeds_at_5_lengths_in_2_modes():
     jobs = sweep_jobs()
     assert len(jobs) == 18
     assert {j["scheme"] for j in jobs} == set(realtext.SCHEMES)
+    variants = sweep_jobs(variants=tuple(realtext.VARIANTS))[18:]
+    assert [(j["scheme"], j["config"]) for j in variants[::3]] == [
+        ("t5", "t5-buckets-to-16"),
+        ("alibi", "alibi-8-heads"),
+        ("rope", "rope-2-heads"),
+    ]
+    assert sweep_jobs(("none",), variants=("t5-buckets-to-16",)) == sweep_jobs(("none",))
+    with pytest.raises(ValueError, match="sweep_jobs: variants must be one of"):
+        sweep_jobs(variants=("rope-base-500",))
     assert {j["seed"] for j in jobs} == {0, 1, 2}
     assert jobs[0]["eval_lens"] == [64, 128, 256, 512, 1024]
     assert jobs[0]["modes"] == ["nonoverlapping", "sliding"]
@@ -342,5 +381,31 @@ def test_summaries_table_and_figure_read_the_records(tiny_sweep):
         plt.close(fig)
     centres, mean, low, high = realtext.position_bits(curves, "alibi", 8, bin_width=4)
     assert centres.tolist() == [1.5, 5.5] and np.all(low <= mean) and np.all(mean <= high)
-    with pytest.raises(ValueError, match="position_bits: no curve of 'rope' at eval_len=8"):
+    with pytest.raises(ValueError, match="position_bits: no totals curve of 'rope'"):
         realtext.position_bits(curves, "rope", 8)
+
+
+def test_the_excess_curve_compares_each_character_with_itself_in_a_chunk_of_the_training_length(
+    tiny_sweep,
+):
+    """At positions below the training length a long chunk gives a character exactly the
+    context a short chunk gives it, so its excess there is zero up to rounding."""
+    _, curves = realtext.load_sweep(tiny_sweep[0])
+    centres, mean, low, high = realtext.position_bits(curves, "alibi", 32, field="excess")
+    assert np.all(np.abs(high[:8]) < 1e-3) and np.all(np.abs(low[:8]) < 1e-3)
+    assert np.any(np.abs(mean[8:]) > 1e-3)
+    with pytest.raises(ValueError, match="no excess curve"):
+        realtext.position_bits(curves, "alibi", 8, field="excess")
+
+
+def test_paired_differences_are_per_seed_and_refuse_models_that_cannot_run(tiny_sweep):
+    records, _ = realtext.load_sweep(tiny_sweep[0])
+    diffs = realtext.paired_differences(records, "alibi", "none", 16, mode="sliding")
+    rows = {
+        (r["scheme"], r["seed"]): r["value"]
+        for r in records
+        if r["eval_len"] == 16 and r["mode"] == "sliding" and r["region"] == "all"
+    }
+    assert diffs == {k: rows["alibi", k] - rows["none", k] for k in diffs} and len(diffs) >= 1
+    with pytest.raises(ValueError, match="paired_differences: 'learned' cannot run"):
+        realtext.paired_differences(records, "learned", "none", 16)

@@ -99,9 +99,10 @@ q2 = ChoiceExercise(
 q3 = FunctionExercise(
     name="perplexity_to_bits",
     prompt=(
-        "Press et al. report perplexity per word-piece token, 2 ** (bits per token). Write "
-        "perplexity_to_bits(perplexity): the cross-entropy in bits per token of a model with "
-        "that perplexity (a number or a numpy array), so the paper's table can sit beside ours."
+        "Press et al.'s WikiText-103 models are word-level: they report perplexity per word, "
+        "2 ** (bits per word). Write perplexity_to_bits(perplexity): the cross-entropy in bits "
+        "per word of a model with that perplexity (a number or a numpy array), the first step "
+        "to putting the paper's table beside ours."
     ),
     hint_text="Perplexity is 2 to the cross-entropy in bits; undo the power with a logarithm.",
     starter="""def perplexity_to_bits(perplexity):
@@ -128,8 +129,9 @@ q3 = FunctionExercise(
         ),
     ),
     success=(
-        "The paper's sinusoidal model goes from 4.33 to 8.67 bits per token between 512 and "
-        "15,512 tokens; its ALiBi model from 4.30 to 4.19."
+        "The paper's sinusoidal model goes from 4.33 to 8.67 bits per word between 512 and "
+        "15,512 words; its ALiBi model from 4.30 to 4.19. To compare with bits per character, "
+        "multiply ours by the characters per word (section 6)."
     ),
 )
 

@@ -129,12 +129,13 @@ QUESTIONS = [
         "output of the middle token change?",
         {
             "a": (
-                "No: without position vectors nothing can tell the two orders apart",
-                "No: the mask itself depends on position. The middle token sees only the first "
-                "token and itself, and the swap put a different word first.",
+                "No: the mask is the same for both orders, so the middle token attends with the "
+                "same weights to the same places",
+                "No: the mask lets the middle token see the same places, but not the same words: "
+                "it sees the first token and itself, and a different word sits first now.",
             ),
             "b": (
-                "Yes: it sees only the first token and itself, and the first token changed",
+                "Yes: it sees the first token and itself, and a different word is first now",
                 "Right: a causal mask gives each position a different set of visible keys, so "
                 "order leaks in without any position vector (the NoPE observation).",
             ),
@@ -143,6 +144,12 @@ QUESTIONS = [
                 "No: that symmetry holds without a mask (and for ALiBi without a mask), but the "
                 "mask hides the last token from the middle one, so the two ends are not "
                 "interchangeable.",
+            ),
+            "d": (
+                "Yes: the last token is a different word now, and its output feeds the middle "
+                "token's",
+                "No: under a causal mask nothing reaches a token from the tokens after it; the "
+                "middle token cannot see the last one. The change comes from the first token.",
             ),
         },
         "b",
@@ -178,24 +185,30 @@ QUESTIONS = [
         "slowest pair when you double the base from 10000 to 20000?",
         {
             "a": (
-                "Nothing: the base only changes the fastest pair",
+                "It stays about 54,000 positions: the base sets how fast the fast pairs turn, "
+                "and the slowest pair is fixed by d_model",
                 "No, the other way round: pair 0 turns at base^0 = 1 radian per position "
                 "whatever the base, while the slowest pair's speed base^(-126/128) depends on "
                 "it most.",
             ),
             "b": (
-                "It halves",
-                "No: a larger base makes the slow pairs turn more slowly, so their wavelengths "
-                "grow.",
+                "It halves, to about 27,000 positions: a larger base makes the angles p x base "
+                "grow faster",
+                "No: the position is divided by a power of the base, not multiplied, so a "
+                "larger base makes the slow pairs turn more slowly and their wavelengths grow.",
             ),
             "c": (
-                "It almost doubles, from about 54,000 to about 108,000 positions",
-                "Right: the slowest wavelength is 2 pi * base^(126/128), so doubling the base "
-                "multiplies it by 2^(126/128), about 1.98. Pair 0 keeps its 2 pi.",
+                "It almost doubles, from about 54,000 to about 108,000 positions: it is 2 pi "
+                "times base^(126/128)",
+                "Right: doubling the base multiplies the slowest wavelength by 2^(126/128), "
+                "about 1.98. Pair 0 keeps its 2 pi.",
             ),
             "d": (
-                "It grows 4 times",
-                "No: the exponent 126/128 is just under 1, so the factor is just under 2.",
+                "It doubles exactly, to about 109,000 positions: every wavelength is "
+                "proportional to the base",
+                "No: pair i's wavelength is 2 pi * base^(2i/d), proportional to a power of the "
+                "base; for the slowest pair the power is 126/128, so the factor is "
+                "2^(126/128), about 1.98, and pair 0 does not change at all.",
             ),
         },
         "c",
@@ -230,7 +243,7 @@ QUESTIONS = [
             ),
         },
         "d",
-        "Write one pair's contribution, sin a sin b + cos a cos b, as a single cosine.",
+        "Try it with numbers: one pair turning 1 radian per position, p = 5.",
     ),
     # -- chapter 03: learned positions -------------------------------------------------------------
     _question(
@@ -550,7 +563,8 @@ QUESTIONS = [
             "a": (
                 "0.75",
                 "Right: both positions are divided by 4, so their difference is too. A head "
-                "that learnt 'exactly 3 back' no longer lines up until fine-tuning re-learns it.",
+                "that learnt 'exactly 3 back' no longer lines up: in chapter 6, interpolated "
+                "models stayed at chance on the exact offset even after 40 fine-tuning steps.",
             ),
             "b": (
                 "3, as in training",
@@ -563,40 +577,44 @@ QUESTIONS = [
             ),
         },
         "a",
-        "RoPE scores depend on the difference of the positions the rotation uses.",
+        "Take two positions 3 apart, say 10 and 13, and follow both through the interpolation.",
     ),
     # -- chapter 07: real text ------------------------------------------------------------------
     _question(
-        "bits",
+        "units",
         "07",
         "reason",
-        "A character-level model's mean cross-entropy on validation text is 1.9 nats per "
-        "character. What is that in bits per character?",
+        "Two models are scored on the same English text, which has 5 characters per word (the "
+        "space after a word included). On longer inputs a word-level model's cross-entropy "
+        "falls by 0.20 bits per word, and a character-level model's by 0.05 bits per "
+        "character. Which model gained more?",
         {
             "a": (
-                "1.9: nats and bits are two names for the same unit",
-                "No: a nat measures with the natural logarithm and a bit with the base-2 one; "
-                "one nat is 1 / ln 2, about 1.44 bits.",
+                "The word-level model, 4 times more: 0.20 bits against 0.05 bits",
+                "No: a bit per word and a bit per character are not the same amount of text. A "
+                "text holds a fixed number of bits whatever the unit: per word is per character "
+                "times the characters in a word, 0.05 x 5 = 0.25.",
             ),
             "b": (
-                "1.32",
-                "No: that is 1.9 x ln 2. Changing from nats to bits divides by ln 2, since "
-                "log2(x) = ln(x) / ln 2.",
+                "The word-level model: 0.05 bits per character is 0.01 bits per word",
+                "No: that divides by the characters per word where it should multiply. A word "
+                "is 5 characters, so it carries 5 times the bits of one character: 0.25.",
             ),
             "c": (
-                "6.69",
-                "No: e^1.9 = 6.69 is the perplexity, the number of equally likely characters "
-                "the loss corresponds to, not a number of bits. (That it equals chapter 7's "
-                "'knowing nothing' 6.69 bits, log2 103, is a coincidence.)",
+                "The character-level model: 0.05 bits per character is 0.25 bits per word",
+                "Right: the whole text costs the same number of bits counted either way, so "
+                "bits per word = bits per character x characters per word (chapter 7, "
+                "section 6).",
             ),
             "d": (
-                "2.74",
-                "Right: bits = nats / ln 2 = 1.9 / 0.693 = 2.74 (chapter 7, section 3).",
+                "Neither can be said: bits per word and bits per character are different "
+                "units that do not convert",
+                "No: on the same text they convert exactly through the number of characters "
+                "per word, which you can count.",
             ),
         },
-        "d",
-        "A bit is a base-2 logarithm and a nat a natural one: how do you change the base of a "
-        "logarithm?",
+        "c",
+        "Write the bits of the whole text twice: once counted in words, once in characters.",
     ),
     _question(
         "chunk_starts",
@@ -634,39 +652,39 @@ QUESTIONS = [
         "a chunk of 128.",
     ),
     _question(
-        "modes",
+        "content",
         "07",
-        "predict",
-        "A model with sinusoidal positions, trained on 64-character windows, is scored at 128 "
-        "characters two ways: in non-overlapping chunks of 128, and in sliding windows of 128 "
-        "that advance by 32 and score only their last 32 characters. Which way gives it the "
-        "lower bits per character?",
+        "reason",
+        "Scored in chunks of 1,024 characters, every model's bits per character rise in the "
+        "same bin of positions, the no-positions model's included. Before you call it an "
+        "effect of the positions, what rules out the other cause?",
         {
             "a": (
-                "Sliding windows: every scored character has a long stretch of text before it",
-                "No: they score only positions 96-127 of each window, all past the 64 positions "
-                "the model was trained on, which is where sinusoidal positions break.",
+                "More seeds: a rise that every seed shows is an effect of the positions",
+                "No: every seed reads the same text in that bin, so a rise the text causes "
+                "shows in every seed too.",
             ),
             "b": (
-                "Neither: every character is scored exactly once either way, so they tie",
-                "No: the same characters are scored, but at different positions of their "
-                "windows, and for this model the position decides.",
+                "Sliding windows: every scored character has a long stretch of text before it",
+                "No: sliding windows score only the far end of each window, so hard text there "
+                "still looks like a bad position; they change which positions are scored, not "
+                "what text sits in the bin.",
             ),
             "c": (
-                "Neither can run: 128 is past the training length",
-                "No: that is the learned table's wall. Sinusoidal vectors exist at every "
-                "position; what matters is whether training showed them.",
+                "Nothing: a rise that every scheme shows at once must come from the positions",
+                "No: schemes that use positions differently, and one that has none, would not "
+                "break at the same place; a rise they all share points at the text.",
             ),
             "d": (
-                "Non-overlapping chunks",
-                "Right: half of each chunk's characters sit at positions 0-63, which training "
-                "showed; the sliding windows score only positions 96-127, none of which it did "
-                "(chapter 7, section 8).",
+                "Each character scored again in a chunk of 64, at a position the model trained "
+                "on, and the two scores subtracted",
+                "Right: the same character with the same text before it in its chunk of 64; "
+                "hard text costs in both chunks and cancels, so what is left is what the long "
+                "chunk adds (chapter 7, section 7).",
             ),
         },
         "d",
-        "In each way of scoring, at which positions of its window does a scored character sit, "
-        "and which positions did training show the model?",
+        "Which comparison keeps the text fixed and changes only the position?",
     ),
     # -- chapter 08: putting it together ---------------------------------------------------------
     _question(
@@ -691,30 +709,39 @@ QUESTIONS = [
         "Chapter 8's comparison table lists where each model's positions enter.",
     ),
     _question(
-        "alibi_no_mask",
+        "cost",
         "08",
         "predict",
-        "ALiBi in a bidirectional layer (no causal mask, no position vectors). In a 3-token "
-        "input you swap the first and the last token. Does the middle token's output change?",
+        "Inputs grow from 512 to 2,048 tokens, 4 times longer. By what factor does the work a "
+        "position scheme adds to one attention head grow?",
         {
             "a": (
-                "No: both ends are one step away, and -m * |i - j| cannot tell left from right",
-                "Right: the middle token gives both ends the same penalty, so swapping them "
-                "only reorders a sum. ALiBi relies on the causal mask for direction.",
+                "4 times for every scheme: each one touches every token once",
+                "No: ALiBi and T5 add a number to every query-key score, and there are T x T "
+                "of those: 16 times as many.",
             ),
             "b": (
-                "Yes: ALiBi gives every token its position",
-                "No: ALiBi adds no vectors; it only penalises distance, and the distance from "
-                "the middle to either end is 1.",
+                "16 times for RoPE, which turns every query against every key; 4 times for "
+                "ALiBi and T5",
+                "No: RoPE turns each query and each key once, by its own position (T x d "
+                "numbers); the scores come out relative by themselves. ALiBi and T5 are the "
+                "ones that touch every score.",
             ),
             "c": (
-                "Yes: a different word now comes first, and attention reads the words in order",
-                "No: attention reads a weighted sum, not a sequence. The middle token gives "
-                "both ends the same penalty, so the swap only reorders the terms of its sum.",
+                "4 times for added vectors and RoPE's turns; 16 times for ALiBi's and T5's biases",
+                "Right: vectors and rotations cost T x d, biases one addition per score, T x T "
+                "per head, which grows as the scores themselves do; the bias must also be "
+                "built and held in memory.",
+            ),
+            "d": (
+                "Nothing for ALiBi and T5: their bias is a fixed table, computed once",
+                "No: ALiBi's slopes are fixed and T5's table is small, but the bias they make "
+                "has one entry per query-key pair, T x T per head, so it grows 16 times.",
             ),
         },
-        "a",
-        "Write down the distance from the middle token to each end.",
+        "c",
+        "For an input of T tokens, count the numbers each scheme must compute: one per token, "
+        "or one per pair of tokens?",
     ),
 ]
 

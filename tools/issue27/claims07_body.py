@@ -1,0 +1,335 @@
+
+
+# -- the corpus, the split and what is scored --------------------------------------------------
+
+
+def test_the_sweep_covers_6_schemes_5_lengths_2_modes_3_seeds():
+    """07: the committed sweep trains every scheme with three seeds and scores each at 64 to 1,024
+    characters in both modes; the learned table cannot run past its 64 rows."""
+    cells = {
+        (r["scheme"], r["seed"], r["eval_len"], r["mode"])
+        for r in select(RECORDS, region="all", config=realtext.CONFIG_NAME)
+    }
+    assert cells == {
+        (s, seed, n, m)
+        for s in SCHEMES
+        for seed in (0, 1, 2)
+        for n in realtext.EVAL_LENS
+        for m in realtext.MODES
+    }
+    learned = select(RECORDS, scheme="learned", region=None)
+    assert all((r["value"] is None) == (r["eval_len"] > 64) for r in learned)
+    assert {r["task"] for r in RECORDS} == {"pydoc-topics"}
+
+
+def test_the_held_out_text_shares_no_passage_and_every_validation_topic_is_scored():
+    """07: the cut removes ⟦1.5%⟧ of the training text, all of `if` among it; no 64-character stretch
+    of validation text is left in training; the sweep scores ⟦31,744⟧ characters, all of the first
+    seven validation topics and all but the last 409 characters of the eighth."""
+    topics = read_topics()["topics"]
+    uncut = sum(len(t) for n, t in topics.items() if n not in CORPUS.validation_topics)
+    assert f"{CORPUS.n_cut / uncut:.1%}" == "⟦1.5%⟧"
+    assert "if" not in CORPUS.train_topics and topics["if"] == topics["else"]
+    validation, train = CORPUS.decode(CORPUS.validation), CORPUS.decode(CORPUS.train)
+    stretches = {validation[i : i + 64] for i in range(len(validation) - 63)}
+    assert not any(train[i : i + 64] in stretches for i in range(len(train) - 63))
+    rows = realtext.scored_topics(CORPUS)
+    assert all(scored == total for _, scored, total in rows[:-1])
+    assert rows[-1][2] - rows[-1][1] == 409 and realtext.N_SCORED == 31_744
+
+
+def test_every_scheme_has_the_same_parameters_but_the_learned_table_and_t5s_bias():
+    """07: every scheme has the same 111,488 parameters except the learned table (64 x 64 more) and
+    T5's bias (4 x 32 more)."""
+    counts = {s: n_parameters(init_params(realtext.model_config(s))) for s in SCHEMES}
+    assert {counts[s] for s in ("none", "sinusoidal", "rope", "alibi")} == {111_488}
+    assert counts["learned"] == 111_488 + 64 * 64
+    assert counts["t5"] == 111_488 + 4 * 32
+
+
+def test_uniform_guessing_and_letter_counts_bound_every_model():
+    """07: guessing uniformly costs 6.69 bits per character; knowing only how often each character
+    occurs, ⟦unigram⟧ on the scored text; every trained model is below that at the training length, and
+    by 1,024 characters sinusoidal and RoPE are above it in both modes."""
+    counts = np.bincount(CORPUS.train, minlength=CORPUS.vocab_size) + 1
+    scored = CORPUS.validation[: realtext.N_SCORED]
+    unigram = -np.mean(np.log2((counts / counts.sum())[scored]))
+    assert f"{math.log2(CORPUS.vocab_size):.2f}" == "6.69"
+    assert f"{unigram:.2f}" == "⟦unigram⟧"
+    for summary in (CHUNKS, SLIDING):
+        assert all(mean(summary, s, 64) < unigram for s in SCHEMES)
+        assert all(mean(summary, s, 1024) > unigram for s in ("sinusoidal", "rope"))
+
+
+def test_the_sweep_is_a_million_characters_about_2_4_passes():
+    """07: 1,000 steps of 16 windows of 64 characters is about a million characters, ⟦2.4⟧ passes over
+    the training text."""
+    characters = realtext.STEPS * realtext.TRAIN["batch_size"] * realtext.TRAIN_LEN
+    assert characters == 1_024_000
+    assert f"{characters / len(CORPUS.train):.1f}" == "⟦2.4⟧"
+
+
+# -- the headline figure ---------------------------------------------------------------------
+
+
+def test_at_the_training_length_the_order_is_as_stated_and_no_positions_learnt_least():
+    """07: at 64 characters ⟦ORDER64⟧; with no positions the model learnt least (⟦none64⟧),
+    ⟦nonebehind⟧ or more behind every other scheme in every seed."""
+    order = sorted(SCHEMES, key=lambda s: mean(CHUNKS, s, 64))
+    assert order == ⟦ORDERLIST⟧
+    assert f"{mean(CHUNKS, 'none', 64):.2f}" == "⟦none64⟧"
+    gaps = [d for s in SCHEMES if s != "none" for d in paired("none", s, 64)]
+    assert f"{min(gaps):.3f}" == "⟦nonebehind⟧" and min(gaps) > 0
+
+
+def test_sinusoidal_breaks_at_once_and_keeps_climbing():
+    """07: past the training length sinusoidal jumps by more than a bit at once (⟦sin128c⟧ at 128) and
+    keeps climbing, in chunks; in both modes it is worse by more than a bit at every longer length."""
+    values = [mean(CHUNKS, "sinusoidal", n) for n in realtext.EVAL_LENS]
+    assert np.all(np.diff(values) > 0)
+    assert f"{values[1]:.2f}" == "⟦sin128c⟧"
+    for summary in (CHUNKS, SLIDING):
+        assert all(change(summary, "sinusoidal", n) > 1 for n in LONGER)
+
+
+def test_rope_loses_little_at_twice_the_length_then_collapses():
+    """07: RoPE loses only ⟦ropeL2⟧ bits at 128 and then collapses (⟦rope1024c⟧ at 1,024), ending
+    ⟦ropevsin⟧."""
+    assert f"{change(CHUNKS, 'rope', 128):.2f}" == "⟦ropeL2⟧" and change(CHUNKS, "rope", 128) < 0.5
+    assert change(CHUNKS, "rope", 256) > 1
+    assert f"{mean(CHUNKS, 'rope', 1024):.2f}" == "⟦rope1024c⟧"
+    worse = paired("rope", "sinusoidal", 1024) > 0
+    assert ("every seed" in "⟦ropevsin⟧") == bool(worse.all())
+
+
+def test_t5_holds_at_twice_the_length_and_then_climbs():
+    """07: T5 loses ⟦t5L2⟧ at 128 and then climbs to ⟦t51024c⟧ at 1,024."""
+    assert f"{change(CHUNKS, 't5', 128):.2f}" == "⟦t5L2⟧" and change(CHUNKS, "t5", 128) < 0.1
+    values = [mean(CHUNKS, "t5", n) for n in realtext.EVAL_LENS]
+    assert np.all(np.diff(values[1:]) > 0)
+    assert f"{values[-1]:.2f}" == "⟦t51024c⟧"
+
+
+def test_alibi_is_flat_to_sixteen_times_its_training_length_in_both_modes():
+    """07: ALiBi does not move by more than ⟦alibimax⟧ bits from 64 to 1,024 in chunks; its two modes
+    agree within ⟦alibigap⟧ bits from 128 on."""
+    assert f"{max(abs(change(CHUNKS, 'alibi', n)) for n in LONGER):.2f}" == "⟦alibimax⟧"
+    assert all(abs(change(SLIDING, "alibi", n)) < 0.05 for n in LONGER)
+    gaps = [abs(mean(SLIDING, "alibi", n) - mean(CHUNKS, "alibi", n)) for n in LONGER]
+    assert f"{max(gaps):.3f}" == "⟦alibigap⟧"
+
+
+def test_sliding_windows_help_every_scheme_with_positions_at_64_and_hurt_all_but_alibi_past_it():
+    """07: at 64 every scheme that has positions scores better in sliding windows than in chunks;
+    past 64 every scheme but ALiBi scores worse; the gap peaks at 128 for sinusoidal and no
+    positions, at ⟦ropepeak⟧ for RoPE, and T5's grows with the length (⟦t5gap1024⟧ at 1,024)."""
+    for scheme in ("sinusoidal", "learned", "rope", "alibi", "t5"):
+        assert mean(SLIDING, scheme, 64) < mean(CHUNKS, scheme, 64)
+    gap = {
+        s: [mean(SLIDING, s, n) - mean(CHUNKS, s, n) for n in LONGER]
+        for s in ("none", "sinusoidal", "rope", "t5")
+    }
+    assert all(min(g) > 0.05 for g in gap.values())
+    assert np.argmax(gap["sinusoidal"]) == 0 and np.argmax(gap["none"]) == 0
+    assert f"{LONGER[int(np.argmax(gap['rope']))]:,}" == "⟦ropepeak⟧"
+    assert np.all(np.diff(gap["t5"]) > 0) and f"{gap['t5'][-1]:.3f}" == "⟦t5gap1024⟧"
+
+
+def test_the_ordering_is_read_seed_by_seed():
+    """07: ⟦PAIRED_SENTENCE⟧"""
+    disagree = []
+    for n in realtext.EVAL_LENS:
+        ranked = sorted((s for s in SCHEMES if CHUNKS[s, n] is not None), key=lambda s: mean(CHUNKS, s, n))
+        for better, worse in zip(ranked, ranked[1:], strict=False):
+            if not np.all(paired(worse, better, n) > 0):
+                disagree.append((worse, better, n))
+    assert disagree == ⟦DISAGREELIST⟧
+
+
+def test_sinusoidal_and_rope_predict_worse_than_no_positions_far_out():
+    """07: sinusoidal and RoPE are defined at position 1,000, and both predict there worse than a
+    model with no positions at all, in both modes."""
+    bins = {s: by_position(s, 1024, bin_width=64) for s in ("none", "sinusoidal", "rope")}
+    for scheme in ("sinusoidal", "rope"):
+        assert bins[scheme][-1] > bins["none"][-1]
+        for summary in (CHUNKS, SLIDING):
+            assert mean(summary, scheme, 1024) > mean(summary, "none", 1024)
+
+
+# -- beside the paper, in one unit ---------------------------------------------------------------
+
+
+def test_at_the_papers_training_length_all_four_are_within_half_a_point():
+    """07: at 512 tokens the paper's four schemes are within half a point of perplexity."""
+    at_512 = [realtext.PAPER[s][0] for s in PAPER_SCHEMES]
+    assert max(at_512) - min(at_512) < 0.5
+
+
+def test_converted_to_bits_per_word_our_sinusoidal_and_rope_break_far_harder():
+    """07: converted with the scored text's characters per word, at about twice the training length
+    sinusoidal loses 1.12 bits per word in the paper and ⟦sinword2⟧ here, rotary 0.09 there and
+    ⟦ropeword2⟧ here."""
+    assert f"{paper_change('sinusoidal', 1):.2f}" == "1.12"
+    assert f"{paper_change('rope', 1):.2f}" == "0.09"
+    assert f"{change(CHUNKS, 'sinusoidal', 128) * CHARS_PER_WORD:.2f}" == "⟦sinword2⟧"
+    assert f"{change(CHUNKS, 'rope', 128) * CHARS_PER_WORD:.2f}" == "⟦ropeword2⟧"
+    assert change(CHUNKS, "sinusoidal", 128) * CHARS_PER_WORD > 5 * paper_change("sinusoidal", 1)
+
+
+def test_alibis_gain_from_longer_chunks_has_the_papers_size_in_bits_per_word():
+    """07: ALiBi's gain on longer inputs is ⟦alibiwordbest⟧ bits per word here at its best and 0.11 in
+    the paper; at the training length ALiBi costs ⟦alibiword64⟧ bits per word here, 4.30 there."""
+    best = -min(change(CHUNKS, "alibi", n) for n in LONGER) * CHARS_PER_WORD
+    assert f"{best:.2f}" == "⟦alibiwordbest⟧"
+    assert f"{-paper_change('alibi', 3):.2f}" == "0.11"
+    assert abs(best + paper_change("alibi", 3)) < 0.05
+    assert f"{mean(CHUNKS, 'alibi', 64) * CHARS_PER_WORD:.2f}" == "⟦alibiword64⟧"
+    assert f"{math.log2(realtext.PAPER['alibi'][0]):.2f}" == "4.30"
+
+
+def test_the_order_of_what_each_scheme_loses_at_twice_the_length():
+    """07: Press et al.'s ordering of what each scheme loses at twice the training length
+    (sinusoidal most, then rotary, then T5, ALiBi nothing) ⟦ORDERHOLDS⟧."""
+    paper = sorted(PAPER_SCHEMES, key=lambda s: -paper_change(s, 1))
+    ours = sorted(PAPER_SCHEMES, key=lambda s: -change(CHUNKS, s, 128))
+    assert paper == ["sinusoidal", "rope", "t5", "alibi"]
+    assert (ours == paper) == ("holds here too" == "⟦ORDERHOLDS⟧")
+
+
+def test_alibi_trails_the_schemes_with_exact_positions_at_the_training_length_in_every_seed():
+    """07: ALiBi pays at the training length: ⟦alibibehind⟧ bits per character behind sinusoidal,
+    RoPE and T5, in every seed."""
+    behind = np.concatenate([paired("alibi", s, 64) for s in ("sinusoidal", "rope", "t5")])
+    assert f"between {behind.min():.3f} and {behind.max():.3f}" == "⟦alibibehind⟧"
+    assert np.all(behind > 0)
+
+
+# -- why: the evaluation ---------------------------------------------------------------------
+
+
+def test_the_early_token_curse_lasts_about_three_characters():
+    """07: every scheme pays ⟦first⟧ bits for a chunk's first character, ⟦second⟧ for the second,
+    ⟦third⟧ for the third; chunking at 64 costs the schemes with positions only ⟦chunkcost⟧ bits
+    (ALiBi ⟦alibichunkcost⟧); for no positions, sliding windows cost ⟦nonecost⟧ instead."""
+    for k, expected in enumerate(("⟦first⟧", "⟦second⟧", "⟦third⟧")):
+        values = [by_position(s, 64)[k] for s in SCHEMES]
+        assert f"{min(values):.2f} to {max(values):.2f}" == expected
+    for scheme in ("sinusoidal", "learned", "rope", "alibi", "t5"):
+        assert abs(by_position(scheme, 64)[3:].mean() - mean(SLIDING, scheme, 64)) < 0.05
+    costs = {s: mean(CHUNKS, s, 64) - mean(SLIDING, s, 64) for s in SCHEMES}
+    with_positions = [costs[s] for s in SCHEMES if s != "none"]
+    assert f"{min(with_positions):.3f} to {max(with_positions):.3f}" == "⟦chunkcost⟧"
+    assert f"{costs['alibi']:.3f}" == "⟦alibichunkcost⟧"
+    assert f"{-costs['none']:.3f}" == "⟦nonecost⟧"
+
+
+def test_no_positions_predicts_later_characters_worse_than_early_ones():
+    """07: no positions is the odd one out: it predicts later characters of a chunk worse than
+    early ones, and in a chunk of 1,024 it pays ⟦noneextra⟧ extra bits past 64."""
+    bits = by_position("none", 64)
+    assert bits[32:].mean() > bits[3:32].mean()
+    extra = by_position("none", 1024, bin_width=64, field="excess")[1:]
+    assert f"{extra.min():.2f} to {extra.max():.2f}" == "⟦noneextra⟧" and extra.min() > 0
+
+
+def test_alibis_gain_in_longer_chunks_sits_on_the_starved_characters():
+    """07: ALiBi's chunk line falls from ⟦alibi64c3⟧ at 64 to ⟦alibi256c3⟧ at 256 while the sliding
+    line does not fall (⟦alibi64s3⟧ at 64, ⟦alibi1024s3⟧ at 1,024); inside a chunk of 1,024 its
+    characters at positions 0, 1 and 2 of a chunk of 64 gain ⟦alibistarts⟧ bits, the rest change by
+    ⟦alibirest⟧."""
+    assert f"{mean(CHUNKS, 'alibi', 64):.3f}" == "⟦alibi64c3⟧"
+    assert f"{mean(CHUNKS, 'alibi', 256):.3f}" == "⟦alibi256c3⟧"
+    assert mean(CHUNKS, "alibi", 256) < mean(CHUNKS, "alibi", 64)
+    assert f"{mean(SLIDING, 'alibi', 64):.3f}" == "⟦alibi64s3⟧"
+    assert f"{mean(SLIDING, 'alibi', 1024):.3f}" == "⟦alibi1024s3⟧"
+    assert mean(SLIDING, "alibi", 1024) >= mean(SLIDING, "alibi", 64)
+    starts = by_position("alibi", 1024, field="excess").reshape(16, 64)[1:]
+    gains = starts[:, :3].mean(0)
+    assert np.all(gains < 0)
+    text = ", ".join(f"{abs(v):.2f}" for v in gains[:2]) + f" and {abs(gains[2]):.2f}"
+    assert text == "⟦alibistarts⟧"
+    assert f"{abs(starts[:, 3:].mean()):.3f}" == "⟦alibirest⟧"
+    assert abs(starts[:, 3:].mean()) < abs(gains[0]) / 10
+
+
+def test_with_the_text_cancelled_each_scheme_breaks_where_the_chapter_says():
+    """07: in chunks of 1,024, over the same characters in chunks of 64, sinusoidal pays ⟦sinextra⟧
+    extra bits from the first unseen position on; RoPE ⟦ropeextra1⟧ at 64-127, then ⟦ropeextra2⟧ and
+    more; T5's extra cost grows to ⟦t5extralast⟧; ALiBi's stays within ⟦alibiextra⟧ of zero; every
+    scheme's extra cost is zero below 64, where both chunks give the same context."""
+    extra = {
+        s: by_position(s, 1024, bin_width=64, field="excess")
+        for s in ("none", "sinusoidal", "rope", "alibi", "t5")
+    }
+    assert all(abs(v[0]) < 1e-3 for v in extra.values())
+    assert f"{extra['sinusoidal'][1:].min():.2f} to {extra['sinusoidal'][1:].max():.2f}" == "⟦sinextra⟧"
+    assert f"{extra['rope'][1]:.2f}" == "⟦ropeextra1⟧" and f"{extra['rope'][2]:.2f}" == "⟦ropeextra2⟧"
+    assert extra["rope"][2:].min() > extra["rope"][1]
+    t5 = extra["t5"]
+    assert f"{t5[-1]:.2f}" == "⟦t5extralast⟧" and np.corrcoef(np.arange(16), t5)[0, 1] > 0.8
+    assert f"{np.abs(extra['alibi']).max():.2f}" == "⟦alibiextra⟧"
+    assert np.abs(extra["alibi"]).max() < 0.1
+
+
+def test_the_mode_check_sliding_favours_alibi_and_chunks_favour_sinusoidal_at_128():
+    """07: at 128 characters chunks are far better for sinusoidal (⟦sin128c3⟧ against ⟦sin128s3⟧)
+    and sliding windows better for ALiBi by a hair (⟦alibi128s3⟧ against ⟦alibi128c3⟧, ⟦alibi128seeds⟧);
+    exercise q2's answer (c) says so."""
+    assert f"{mean(CHUNKS, 'sinusoidal', 128):.3f}" == "⟦sin128c3⟧"
+    assert f"{mean(SLIDING, 'sinusoidal', 128):.3f}" == "⟦sin128s3⟧"
+    assert f"{mean(SLIDING, 'alibi', 128):.3f}" == "⟦alibi128s3⟧"
+    assert f"{mean(CHUNKS, 'alibi', 128):.3f}" == "⟦alibi128c3⟧"
+    chunks, sliding = per_seed("alibi", 128, "nonoverlapping"), per_seed("alibi", 128, "sliding")
+    k = sum(sliding[seed] < chunks[seed] for seed in chunks)
+    assert ("each of the three" in "⟦alibi128seeds⟧") == (k == 3)
+    assert ch07.q2.correct == "c" and ch07.q2.evaluate("c").passed
+
+
+# -- why: the configuration ------------------------------------------------------------------
+
+
+def test_alibis_four_slopes_and_the_papers_eight():
+    """07: with 4 heads the ALiBi slopes are 1/4 to 1/256; the paper's 8 heads have 1/2 to 1/256."""
+    assert np.allclose(1 / alibi_slopes(4), [4, 16, 64, 256])
+    assert np.allclose(1 / alibi_slopes(8), 2.0 ** np.arange(1, 9))
+
+
+def test_t5s_last_bucket_covers_5_trained_distances_and_965_at_1024():
+    """07: T5's last bucket, shared by every distance from 59 on, was trained on only 5 distances
+    and covers 965 at 1,024 characters."""
+    distances = np.arange(1024)
+    buckets = t5_bucket(-distances, bidirectional=False, n_buckets=32, max_distance=64)
+    first = int(np.argmax(buckets == buckets.max()))
+    assert (first, 64 - first, 1024 - first) == (59, 5, 965)
+    assert realtext.model_config("t5").t5_max_distance == 64
+
+
+def test_five_of_ropes_8_pairs_turn_less_than_half_a_circle_in_64_positions():
+    """07: RoPE's heads are 16 wide: 8 rotation pairs, of which 5 turn less than half a circle within
+    64 positions."""
+    turns = 64 * rope_frequencies(realtext.model_config("rope").head_dim) / (2 * np.pi)
+    assert len(turns) == 8 and np.sum(turns < 0.5) == 5
+
+
+# -- the live run ----------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_live_run_shows_the_papers_picture_after_250_steps():
+    """07: in the live run both models learn; ALiBi is ahead at 64 characters (⟦live_alibi64⟧ against
+    ⟦live_sin64⟧ in chunks); at 1,024 sinusoidal has lost ⟦live_sinloss⟧ bits, ALiBi ⟦live_alibiloss⟧."""
+    records, models = realtext.run_models(
+        ("sinusoidal", "alibi"),
+        workers=2,
+        progress=False,
+        steps=250,
+        eval_lens=(64, 1024),
+        n_scored=2048,
+    )
+    for result in models.values():
+        assert np.mean(result.losses[-10:]) < np.mean(result.losses[:10]) - 1
+    chunks = realtext.summarize(records, mode="nonoverlapping")
+    assert f"{chunks['alibi', 64][0]:.2f}" == "⟦live_alibi64⟧"
+    assert f"{chunks['sinusoidal', 64][0]:.2f}" == "⟦live_sin64⟧"
+    assert f"{chunks['sinusoidal', 1024][0] - chunks['sinusoidal', 64][0]:.2f}" == "⟦live_sinloss⟧"
+    assert f"{chunks['alibi', 1024][0] - chunks['alibi', 64][0]:.2f}" == "⟦live_alibiloss⟧"
