@@ -608,29 +608,54 @@ def set_rope_arrows(arrows, q, k, q_rotated, k_rotated):
 # -- the sweeps of chapters 6 and 7 --------------------------------------------------------------
 
 
-def scheme_style(scheme, n=0):
+# One look per scheme in every figure of chapters 6 to 8: its own colour (Okabe and Ito), marker and
+# line style, so no two schemes differ by one of them alone. T5 is black with a cross (its colour is
+# far from sinusoidal's orange); the learned table, often a single point, is drawn hollow.
+SCHEME_STYLES = {
+    "none": {"color": "#56B4E9", "marker": "o", "linestyle": ":"},
+    "sinusoidal": {"color": "#E69F00", "marker": "s", "linestyle": "-"},
+    "learned": {"color": "#009E73", "marker": "^", "linestyle": "--", "markerfacecolor": "none"},
+    "rope": {"color": "#CC79A7", "marker": "D", "linestyle": "--"},
+    "alibi": {"color": "#0072B2", "marker": "v", "linestyle": "-"},
+    "t5": {"color": "#000000", "marker": "X", "linestyle": "-."},
+}
+
+
+def scheme_style(scheme, n=0, *, n_points=None):
     """One scheme's colour, marker and line style, the same in every figure of the course.
 
     Parameters
     ----------
     scheme : str
-        A scheme of `~posenc_lib.model.SCHEMES` (others are styled by ``n``).
+        A scheme of `SCHEME_STYLES` (others are styled as series ``n``, `series_style`).
     n : int
-        The series index to use for a scheme the model does not know.
+        The series index to use for a scheme the table does not know.
+    n_points : int, optional
+        How many points the series has; a long series gets a marker on about 12 of them.
 
     Returns
     -------
     dict
-        Keyword arguments for ``Axes.plot``.
+        Keyword arguments for ``Axes.plot`` (markers 5 points wide).
 
     Examples
     --------
-    >>> scheme_style("rope") == series_style(3)
+    >>> style = scheme_style("t5")
+    >>> style["color"], style["marker"], style["linestyle"]
+    ('#000000', 'X', '-.')
+    >>> scheme_style("alibi", n_points=1024)["markevery"]
+    85
+    >>> len({(s["color"], s["marker"]) for s in map(scheme_style, SCHEME_STYLES)})
+    6
+    >>> scheme_style("xpos", 1) == series_style(1)
     True
     """
-    from .model import SCHEMES
-
-    return series_style(SCHEMES.index(scheme) if scheme in SCHEMES else n)
+    if scheme not in SCHEME_STYLES:
+        return series_style(n)
+    style = {"markersize": 5, **SCHEME_STYLES[scheme]}
+    if n_points is not None and n_points > 12:
+        style["markevery"] = max(1, n_points // 12)
+    return style
 
 
 # What each metric of the sweeps' records is called on an axis, and what a position holds.

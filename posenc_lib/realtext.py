@@ -80,24 +80,6 @@ VARIANTS = {
 }
 SLIDING_FRACTION = 4  # sliding windows advance by, and score, 1 / SLIDING_FRACTION of a window
 RECORD_FIELDS = ("task", "scheme", "config", "seed", "train_len")
-SCHEME_STYLES = {
-    # one colour and one marker per scheme, no two alike (Okabe-Ito colours, and black and grey);
-    # the learned table, a single point at L, is drawn large and hollow so that it shows on top
-    "none": {"color": "0.5", "marker": "o", "linestyle": ":"},
-    "sinusoidal": {"color": "#E69F00", "marker": "s", "linestyle": "-"},
-    "learned": {
-        "color": "#009E73",
-        "marker": "^",
-        "linestyle": "-",
-        "markersize": 13,
-        "markerfacecolor": "none",
-        "markeredgewidth": 2,
-        "zorder": 5,
-    },
-    "rope": {"color": "#CC79A7", "marker": "D", "linestyle": "--"},
-    "alibi": {"color": "#0072B2", "marker": "v", "linestyle": "-"},
-    "t5": {"color": "#000000", "marker": "X", "linestyle": "-."},
-}
 PAPER = {
     # Press, Smith and Lewis (ICLR 2022), WikiText-103, trained on 512 tokens: perplexity at
     # 512 / 1012 / 2512 / 15512 tokens, non-overlapping evaluation (None: out of memory).
@@ -1079,107 +1061,6 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1, field="totals", conf
     values = np.array(values)
     centres = np.arange(values.shape[1]) * bin_width + (bin_width - 1) / 2
     return centres, values.mean(0), values.min(0), values.max(0)
-
-
-def scheme_style(scheme, n_points=None):
-    """Return the matplotlib style of ``scheme``'s series in chapter 07's figures.
-
-    Every scheme has its own colour, marker and line style (`SCHEME_STYLES`); markers are 7
-    points wide (the learned table's 13, hollow).
-
-    Parameters
-    ----------
-    scheme : str
-        One of `SCHEMES`.
-    n_points : int, optional
-        How many points the series has; a long series gets a marker on about 12 of them.
-
-    Returns
-    -------
-    dict
-        Keyword arguments for ``ax.plot``.
-
-    Examples
-    --------
-    >>> style = scheme_style("t5")
-    >>> style["marker"], style["color"], style["markersize"]
-    ('X', '#000000', 7)
-    >>> scheme_style("alibi", n_points=1024)["markevery"]
-    85
-    >>> len({(s["color"], s["marker"]) for s in map(scheme_style, SCHEMES)})
-    6
-    """
-    check_choice("scheme_style", "scheme", scheme, SCHEMES)
-    style = {"markersize": 7, "lw": 1.6, **SCHEME_STYLES[scheme]}
-    if n_points is not None and n_points > 12:
-        style["markevery"] = max(1, n_points // 12)
-    return style
-
-
-def plot_bits_per_char(records, ax, *, mode="nonoverlapping", region="all", legend=True):
-    """Plot bits per character against evaluation length, one line per scheme.
-
-    The range over seeds is shaded; a scheme that cannot run at a length has no point there.
-    Returns the lines.
-
-    Parameters
-    ----------
-    records : list of dict
-        Records of results.json (`load_sweep`, `run_models`).
-    ax : matplotlib.axes.Axes
-        Where to draw; the evaluation lengths are set as ticks of a log2 x axis, and the
-        training length is marked by a dotted vertical line.
-    mode : {"nonoverlapping", "sliding"}
-        The evaluation mode drawn.
-    region : {"all", "unseen"}
-        The region drawn.
-    legend : bool
-        Put a legend to the right of the axes (`legend_outside`).
-
-    Returns
-    -------
-    list of matplotlib.lines.Line2D
-        One line per scheme, in the order of the records.
-
-    Examples
-    --------
-    >>> from matplotlib.figure import Figure
-    >>> ax = Figure().add_subplot()
-    >>> lines = plot_bits_per_char(load_sweep()[0], ax)
-    >>> [(line.get_label(), len(line.get_xdata())) for line in lines]
-    [('none', 5), ('sinusoidal', 5), ('learned', 1), ('rope', 5), ('alibi', 5), ('t5', 5)]
-    >>> ax.get_xscale(), ax.get_legend() is not None
-    ('log', True)
-    """
-    from .plots import legend_outside
-
-    summary = summarize(records, mode=mode, region=region)
-    rows = select(records, mode=mode, region=None, config=CONFIG_NAME)
-    train_len = rows[0]["train_len"]
-    lengths = sorted({r["eval_len"] for r in rows})
-    lines = []
-    for scheme in names(rows, "scheme"):
-        points = [(n, summary.get((scheme, n))) for n in lengths]
-        points = [(n, v) for n, v in points if v is not None]
-        style = scheme_style(scheme)
-        (line,) = ax.plot([n for n, _ in points], [v[0] for _, v in points], label=scheme, **style)
-        ax.fill_between(
-            [n for n, _ in points],
-            [v[1] for _, v in points],
-            [v[2] for _, v in points],
-            color=style["color"],
-            alpha=0.2,
-            lw=0,
-        )
-        lines.append(line)
-    ax.axvline(train_len, color="0.5", ls=":", lw=1)
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(lengths, [str(n) for n in lengths])
-    ax.set_xlabel("evaluation length (characters)")
-    ax.set_ylabel("bits per character")
-    if legend:
-        legend_outside(ax)
-    return lines
 
 
 def report(records, out):

@@ -489,3 +489,14 @@ def test_the_attention_inspectors_text_alternative_names_the_head_and_length():
     explorer.length.value = 8
     assert "length 8: a 8 by 8 heatmap" in explorer.live.image.tooltip
     assert explorer.status.value in explorer.live.image.tooltip
+
+
+def test_every_scheme_has_one_look_of_its_own_in_every_figure():
+    """Chapters 6 to 8 draw each scheme with the same colour, marker and line style; no two schemes
+    share a colour or a marker, so none is told apart by colour alone."""
+    from posenc_lib.model import SCHEMES
+    from posenc_lib.plots import scheme_style
+
+    styles = [scheme_style(s) for s in SCHEMES]
+    assert len({s["color"] for s in styles}) == len({s["marker"] for s in styles}) == len(SCHEMES)
+    assert scheme_style("t5")["color"] != scheme_style("sinusoidal")["color"]
