@@ -320,11 +320,11 @@ def test_the_full_sweep_is_6_schemes_by_3_seeds_at_5_lengths_in_2_modes():
     assert {j["scheme"] for j in jobs} == set(realtext.SCHEMES)
     variants = sweep_jobs(variants=tuple(realtext.VARIANTS))[18:]
     assert [(j["scheme"], j["config"]) for j in variants[::3]] == [
-        ("t5", "t5-buckets-to-16"),
+        ("t5", "t5-buckets-to-32"),
         ("alibi", "alibi-8-heads"),
         ("rope", "rope-2-heads"),
     ]
-    assert sweep_jobs(("none",), variants=("t5-buckets-to-16",)) == sweep_jobs(("none",))
+    assert sweep_jobs(("none",), variants=("t5-buckets-to-32",)) == sweep_jobs(("none",))
     with pytest.raises(ValueError, match="sweep_jobs: variants must be one of"):
         sweep_jobs(variants=("rope-base-500",))
     assert {j["seed"] for j in jobs} == {0, 1, 2}

@@ -1,5 +1,5 @@
 """Chapter 07's claims, kept as tests: every qualitative sentence the real-text chapter makes about a
-result is recomputed here from the committed sweep (notebooks/data/realtext) or with the library.
+result is recomputed here from the committed sweep (posenc_lib/data/realtext) or with the library.
 Scheme-against-scheme statements are checked seed by seed (`realtext.paired_differences`).
 
 Each test's name is the claim; its docstring starts with "07: " and paraphrases the sentence.
@@ -17,8 +17,7 @@ from posenc_lib.exercises import ch07
 from posenc_lib.experiments import select
 from posenc_lib.model import SCHEMES, init_params, n_parameters
 
-DATA = Path(__file__).resolve().parents[1] / "notebooks" / "data" / "realtext"
-RECORDS, CURVES = realtext.load_sweep(DATA)
+RECORDS, CURVES = realtext.load_sweep()
 CHUNKS = realtext.summarize(RECORDS, mode="nonoverlapping")
 SLIDING = realtext.summarize(RECORDS, mode="sliding")
 LONGER = realtext.EVAL_LENS[1:]

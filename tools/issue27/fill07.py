@@ -10,7 +10,7 @@ from posenc_lib.realtext import paired_differences as pdiff
 
 ROOT = Path(__file__).resolve().parents[2]
 import os
-records, curves = realtext.load_sweep(os.environ.get("DATA", ROOT / "notebooks/data/realtext"))
+records, curves = realtext.load_sweep(os.environ.get("DATA"))
 C = realtext.summarize(records, mode="nonoverlapping")
 W = realtext.summarize(records, mode="sliding")
 L = realtext.EVAL_LENS
@@ -97,7 +97,7 @@ ours_order = sorted(paper_order, key=lambda s: -ch(C, s, 128))
 V["ORDERHOLDS"] = "holds here too" if ours_order == paper_order else "does not hold here: " + ", ".join(ours_order)
 configs = {r["config"] for r in records}
 T = {}
-if "t5-buckets-to-16" in configs:
+if "t5-buckets-to-32" in configs:
     T["T5VARIANT"] = "VARIANT TEXT NEEDED"
 else:
     T["T5VARIANT"] = ("Untested here: T5 with buckets ending at 16 (its own proportion, 128 at 512) would put "
