@@ -675,7 +675,10 @@ def train_and_score(job, *, progress=False):
         if scored[n, "nonoverlapping"] is None:
             continue
         curve = sweep.curve_record(
-            base, {"eval_len": n, "mode": "nonoverlapping"}, METRIC, *scored[n, "nonoverlapping"],
+            base,
+            {"eval_len": n, "mode": "nonoverlapping"},
+            METRIC,
+            *scored[n, "nonoverlapping"],
             digits=3,
         )
         if n == longest > short:
