@@ -38,7 +38,11 @@ from posenc_lib.model import (
 )
 from posenc_lib.pipeline import embed_token_ids
 from posenc_lib.rope import convention_permutation, rope_decay_bound
-from posenc_lib.sinusoidal import distance_by_shift, similarity_by_distance
+from posenc_lib.sinusoidal import (
+    distance_by_shift,
+    similarity_by_distance,
+    sinusoidal_positions_loop,
+)
 from posenc_lib.tasks import chance_level, markov, markov_entropy, position_free_scores
 from posenc_lib.word_order import compare_orders, split_words
 
@@ -162,12 +166,15 @@ def test_under_the_mask_as_dog_keeps_most_weight_on_itself_and_bs_dog_looks_at_m
 
 
 def test_both_articles_printed_values_are_reproduced():
-    """02: [0, 1, 0, 1] and [0.8415, 0.5403, 0.3110, 0.9504]; (10, 512) and position 5's first values."""
+    """02: "Transformer on-ramp" prints [0, 1, 0, 1] and [0.8415, 0.5403, 0.3110, 0.9504]; "09. Positional
+    Encoding" shows code, not output: its (10, 512) comment holds, and its loop prints position 5's
+    first values [-0.959, 0.284, -0.994, 0.111, -0.998]."""
     pe = sinusoidal_positions(50, 16)
     assert np.allclose(pe[0, :4], [0, 1, 0, 1])
     assert np.allclose(pe[1, :4].round(4), [0.8415, 0.5403, 0.3110, 0.9504])
     five = sinusoidal_positions(10, 512)[5, :5].round(3)
     assert np.allclose(five, [-0.959, 0.284, -0.994, 0.111, -0.998])
+    assert np.allclose(sinusoidal_positions_loop(10, 512), sinusoidal_positions(10, 512))
 
 
 def test_both_index_bugs_are_the_right_formula_with_another_base():
@@ -320,18 +327,37 @@ def test_the_fast_and_slow_quarters_as_their_snapshots_describe_them():
 
 
 def test_one_pixel_row_of_the_explorer_table_covers_roughly_23_to_46_positions_that_average_out():
-    """02: the table's fastest columns repeat many times within the roughly 23 to 46 positions one pixel row covers; their values average to about 0."""
+    """02: one pixel row of the explorer's table covers about 23 positions at d_model = 16 and 46 at
+    64; the fastest columns repeat many times within it and their values average to about 0; pairs 0
+    to 2 (d_model = 16) and 0 to 10 (64) turn once within 3 pixel rows, too fast to draw (aliasing)."""
     from posenc_lib.widgets import SinusoidalExplorer
 
-    explorer = SinusoidalExplorer()
-    for d_model, expected in ((16, 23), (64, 46)):
-        explorer.d_model.value = d_model
-        explorer.live.fig.canvas.draw()
-        (image,) = [im for ax in explorer.live.fig.axes for im in ax.get_images()]
-        rows = image.get_array().shape[0] / image.axes.get_window_extent().height
+    for d_model, expected, fastest_pairs in ((16, 23, [0, 1, 2]), (64, 46, list(range(11)))):
+        explorer = SinusoidalExplorer(d_model=d_model)
+        rows = explorer.positions_per_pixel_row()
         assert rows == pytest.approx(expected, rel=0.05)  # 22.8 on matplotlib 3.7's layout
+        (image,) = [im for ax in explorer.live.fig.axes for im in ax.get_images()]
+        assert image.get_array().shape[0] / image.axes.get_window_extent().height == rows
         fastest = sinusoidal_positions(int(rows), d_model)[:, :2]  # pair 0: sine and cosine
         assert np.all(np.abs(fastest.mean(axis=0)) < 0.1)
+        assert list(np.flatnonzero(explorer.wavelength < 3 * rows)) == fastest_pairs
+
+
+def test_added_positions_dominate_the_dot_product_while_the_cross_terms_stay_small():
+    """02: for the toy tokens scaled to a position vector's length (d_model = 512), the cross terms are
+    small (-1.57 and 2.16, mean |cosine| 0.020) but PE_1 . PE_4 = 211.75 is 8.6 times the content
+    term -24.64; even 59 positions apart PE_1 . PE_60 = 125.92."""
+    d = 512
+    x = toy_embeddings(split_words("the dog bit the man ."), d)
+    x = x / np.linalg.norm(x, axis=1, keepdims=True) * np.sqrt(d / 2)
+    pe = sinusoidal_positions(61, d)
+    assert f"{x[1] @ pe[4]:.2f}" == "-1.57" and f"{pe[1] @ x[4]:.2f}" == "2.16"
+    assert f"{pe[1] @ pe[4]:.2f}" == "211.75" and f"{x[1] @ x[4]:.2f}" == "-24.64"
+    assert f"{abs(pe[1] @ pe[4] / (x[1] @ x[4])):.1f}" == "8.6"
+    assert f"{pe[1] @ pe[60]:.2f}" == "125.92"
+    unit_x = x / np.linalg.norm(x, axis=1, keepdims=True)
+    unit_pe = pe[:6] / np.linalg.norm(pe[:6], axis=1, keepdims=True)
+    assert f"{np.mean(np.abs(unit_x @ unit_pe.T)):.3f}" == "0.020"
 
 
 # -- chapter 03: learned positions ------------------------------------------------------------------
@@ -428,7 +454,7 @@ def test_the_last_trained_row_is_barely_trained(trained_table):
 def test_the_trained_baseline_falls_short_of_the_rule_without_positions(
     trained_table, no_position_model
 ):
-    """03: chance is the best constant guess, 2.762 (below ln 16 = 2.773); at length 32 the best rule
+    """03: chance is the best constant guess, 2.762 (below ln 16 = 2.773); at length 32 the rule
     without positions (2.261) beats the trained no-position model by 0.15, and the learned table beats
     the rule by 0.50 (not the 0.65 it gains over the trained baseline)."""
     config, result = trained_table
