@@ -255,6 +255,50 @@ def heatmap(
     return image
 
 
+def category_heatmap(ax, matrix, names, *, cmap="cividis", colorbar=None, **options):
+    """Draw a matrix of categories 0 .. len(names) - 1, one flat colour each, with a discrete colorbar.
+
+    For values such as bits, where a continuous colour scale (0.2, 0.4, ...) would suggest
+    values in between that do not exist.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    matrix : array_like of int, shape (M, N)
+        Category codes 0 .. len(names) - 1.
+    names : sequence of str
+        What each code means, shown on the colorbar.
+    cmap : str
+        The colormap the flat colours are taken from, evenly spaced.
+    colorbar : str, optional
+        The colorbar's label.
+    **options
+        Passed to `heatmap` (title, xlabel, ylabel, labels).
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> image = category_heatmap(ax, [[0, 1], [1, 0]], ["0", "1"], colorbar="bit")
+    >>> image.cmap.N, [t.get_text() for t in image.colorbar.ax.get_yticklabels()]
+    (2, ['0', '1'])
+    """
+    from matplotlib import colormaps
+    from matplotlib.colors import ListedColormap
+
+    n = len(names)
+    colours = ListedColormap(colormaps[cmap](np.linspace(0, 1, n)))
+    image = heatmap(ax, matrix, cmap=colours, vmin=-0.5, vmax=n - 0.5, **options)
+    bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, ticks=np.arange(n), label=colorbar)
+    bar.ax.set_yticklabels(list(names))
+    return image
+
+
 def set_token_ticks(ax, labels):
     """Label both axes of a token-by-token heatmap with the tokens.
 

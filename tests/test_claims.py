@@ -38,8 +38,12 @@ from posenc_lib.model import (
 )
 from posenc_lib.pipeline import embed_token_ids
 from posenc_lib.rope import convention_permutation, rope_decay_bound
-from posenc_lib.sinusoidal import distance_by_shift, similarity_by_distance
-from posenc_lib.tasks import markov, markov_entropy
+from posenc_lib.sinusoidal import (
+    distance_by_shift,
+    similarity_by_distance,
+    sinusoidal_positions_loop,
+)
+from posenc_lib.tasks import chance_level, markov, markov_entropy, position_free_scores
 from posenc_lib.word_order import compare_orders, split_words
 
 ROUNDING = 1e-12
@@ -127,6 +131,26 @@ def test_a_whole_block_is_equivariant_until_positions_or_a_mask_come_in(sentence
     assert np.max(np.abs(block(P @ x_a, causal=True) - P @ block(x_a, causal=True))) > 5.776
 
 
+def test_the_mask_breaks_the_symmetry_by_where_it_ties_keys_not_by_how_many(sentences):
+    """01: under a cyclic band mask every token sees exactly three tokens and the symmetry is still
+    broken (a token's output moves by up to 4.54, the sentence vector by 0.443); the causal mask moved
+    with the words gives unequal counts and keeps the outputs merely shuffled (rounding only)."""
+    (w_q, w_k, w_v), x_a, x_b, _, order = sentences
+    offset = (np.arange(6)[None, :] - np.arange(6)[:, None]) % 6
+    band = (offset == 0) | (offset == 1) | (offset == 5)
+    assert np.all(band.sum(1) == 3)
+    out_a = self_attention(x_a, w_q, w_k, w_v, mask=band)[0]
+    out_b = self_attention(x_b, w_q, w_k, w_v, mask=band)[0]
+    assert f"{np.max(np.abs(out_b - out_a[order])):.3g}" == "4.54"
+    assert f"{np.max(np.abs(out_a.mean(0) - out_b.mean(0))):.3g}" == "0.443"
+    mask = causal_mask(6)
+    moved = mask[np.ix_(order, order)]
+    assert len(set(moved.sum(1))) == 6
+    out_a = self_attention(x_a, w_q, w_k, w_v, mask=mask)[0]
+    out_b = self_attention(x_b, w_q, w_k, w_v, mask=moved)[0]
+    assert np.max(np.abs(out_b - out_a[order])) < ROUNDING
+
+
 def test_under_the_mask_as_dog_keeps_most_weight_on_itself_and_bs_dog_looks_at_man(sentences):
     """01: under a causal mask A's "dog" gives 0.868 to itself and 0.132 to "the"; B's "dog" gives
     0.950 to "man"."""
@@ -142,12 +166,15 @@ def test_under_the_mask_as_dog_keeps_most_weight_on_itself_and_bs_dog_looks_at_m
 
 
 def test_both_articles_printed_values_are_reproduced():
-    """02: [0, 1, 0, 1] and [0.8415, 0.5403, 0.3110, 0.9504]; (10, 512) and position 5's first values."""
+    """02: "Transformer on-ramp" prints [0, 1, 0, 1] and [0.8415, 0.5403, 0.3110, 0.9504]; "09. Positional
+    Encoding" shows code, not output: its (10, 512) comment holds, and its loop prints position 5's
+    first values [-0.959, 0.284, -0.994, 0.111, -0.998]."""
     pe = sinusoidal_positions(50, 16)
     assert np.allclose(pe[0, :4], [0, 1, 0, 1])
     assert np.allclose(pe[1, :4].round(4), [0.8415, 0.5403, 0.3110, 0.9504])
     five = sinusoidal_positions(10, 512)[5, :5].round(3)
     assert np.allclose(five, [-0.959, 0.284, -0.994, 0.111, -0.998])
+    assert np.allclose(sinusoidal_positions_loop(10, 512), sinusoidal_positions(10, 512))
 
 
 def test_both_index_bugs_are_the_right_formula_with_another_base():
@@ -300,18 +327,37 @@ def test_the_fast_and_slow_quarters_as_their_snapshots_describe_them():
 
 
 def test_one_pixel_row_of_the_explorer_table_covers_roughly_23_to_46_positions_that_average_out():
-    """02: the table's fastest columns repeat many times within the roughly 23 to 46 positions one pixel row covers; their values average to about 0."""
+    """02: one pixel row of the explorer's table covers about 23 positions at d_model = 16 and 46 at
+    64; the fastest columns repeat many times within it and their values average to about 0; pairs 0
+    to 2 (d_model = 16) and 0 to 10 (64) turn once within 3 pixel rows, too fast to draw (aliasing)."""
     from posenc_lib.widgets import SinusoidalExplorer
 
-    explorer = SinusoidalExplorer()
-    for d_model, expected in ((16, 23), (64, 46)):
-        explorer.d_model.value = d_model
-        explorer.live.fig.canvas.draw()
-        (image,) = [im for ax in explorer.live.fig.axes for im in ax.get_images()]
-        rows = image.get_array().shape[0] / image.axes.get_window_extent().height
+    for d_model, expected, fastest_pairs in ((16, 23, [0, 1, 2]), (64, 46, list(range(11)))):
+        explorer = SinusoidalExplorer(d_model=d_model)
+        rows = explorer.positions_per_pixel_row()
         assert rows == pytest.approx(expected, rel=0.05)  # 22.8 on matplotlib 3.7's layout
+        (image,) = [im for ax in explorer.live.fig.axes for im in ax.get_images()]
+        assert image.get_array().shape[0] / image.axes.get_window_extent().height == rows
         fastest = sinusoidal_positions(int(rows), d_model)[:, :2]  # pair 0: sine and cosine
         assert np.all(np.abs(fastest.mean(axis=0)) < 0.1)
+        assert list(np.flatnonzero(explorer.wavelength < 3 * rows)) == fastest_pairs
+
+
+def test_added_positions_dominate_the_dot_product_while_the_cross_terms_stay_small():
+    """02: for the toy tokens scaled to a position vector's length (d_model = 512), the cross terms are
+    small (-1.57 and 2.16, mean |cosine| 0.020) but PE_1 . PE_4 = 211.75 is 8.6 times the content
+    term -24.64; even 59 positions apart PE_1 . PE_60 = 125.92."""
+    d = 512
+    x = toy_embeddings(split_words("the dog bit the man ."), d)
+    x = x / np.linalg.norm(x, axis=1, keepdims=True) * np.sqrt(d / 2)
+    pe = sinusoidal_positions(61, d)
+    assert f"{x[1] @ pe[4]:.2f}" == "-1.57" and f"{pe[1] @ x[4]:.2f}" == "2.16"
+    assert f"{pe[1] @ pe[4]:.2f}" == "211.75" and f"{x[1] @ x[4]:.2f}" == "-24.64"
+    assert f"{abs(pe[1] @ pe[4] / (x[1] @ x[4])):.1f}" == "8.6"
+    assert f"{pe[1] @ pe[60]:.2f}" == "125.92"
+    unit_x = x / np.linalg.norm(x, axis=1, keepdims=True)
+    unit_pe = pe[:6] / np.linalg.norm(pe[:6], axis=1, keepdims=True)
+    assert f"{np.mean(np.abs(unit_x @ unit_pe.T)):.3f}" == "0.020"
 
 
 # -- chapter 03: learned positions ------------------------------------------------------------------
@@ -331,6 +377,13 @@ def trained_table():
     )
     result = train(config, markov(), steps=300, batch_size=16, length=32, seed=0, progress=False)
     return config, result
+
+
+@pytest.fixture(scope="module")
+def no_position_model(trained_table):
+    """Chapter 3's baseline: the same model and training with no position vectors."""
+    none = trained_table[0].with_(scheme="none")
+    return none, train(none, markov(), steps=300, batch_size=16, length=32, seed=0, progress=False)
 
 
 def test_the_sinusoidal_cosine_panel_is_positive_everywhere_not_a_thin_band():
@@ -371,12 +424,11 @@ def test_training_has_not_reached_the_best_possible_loss(trained_table):
 
 
 @pytest.mark.slow
-def test_untrained_rows_make_length_64_worse_than_no_positions(trained_table):
+def test_untrained_rows_make_length_64_worse_than_no_positions(trained_table, no_position_model):
     """03: at length 32 the table helps; at 64 the same model is worse than at 32 and worse than a
     model with no positions."""
     config, result = trained_table
-    none = config.with_(scheme="none")
-    baseline = train(none, markov(), steps=300, batch_size=16, length=32, seed=0, progress=False)
+    none, baseline = no_position_model
     learned_32, learned_64 = (evaluate(result.params, config, markov(), n) for n in (32, 64))
     none_32, none_64 = (evaluate(baseline.params, none, markov(), n) for n in (32, 64))
     assert learned_32 < none_32
@@ -384,40 +436,108 @@ def test_untrained_rows_make_length_64_worse_than_no_positions(trained_table):
 
 
 @pytest.mark.slow
-def test_the_harm_past_the_trained_rows_is_the_missing_signal_not_the_rows_values(trained_table):
+def test_the_last_trained_row_is_barely_trained(trained_table):
+    """03: row 31 falls back towards the middle of the ramp (0.4) because it has barely been trained:
+    its norm (0.89) and its move from the start (0.86) are under a third of row 30's (3.37, 3.43),
+    while rows 29 and 30 moved fully; only the loss at position 31 reaches it."""
+    config, result = trained_table
+    learned, start = result.params["pos"], init_params(config, seed=0)["pos"]
+    _, ramp = principal_axis(learned[:32])
+    assert round(float(ramp[31]), 1) == 0.4 and 0 < ramp[31] < ramp[30] / 4
+    norms = np.linalg.norm(learned, axis=1)
+    moved = np.linalg.norm(learned - start, axis=1)
+    assert norms[31] < norms[30] / 3 and moved[31] < moved[30] / 3
+    assert min(moved[29], moved[30]) > 0.8 * moved[0]
+
+
+@pytest.mark.slow
+def test_the_trained_baseline_falls_short_of_the_rule_without_positions(
+    trained_table, no_position_model
+):
+    """03: chance is the best constant guess, 2.762 (below ln 16 = 2.773); at length 32 the rule
+    without positions (2.261) beats the trained no-position model by 0.15, and the learned table beats
+    the rule by 0.50 (not the 0.65 it gains over the trained baseline)."""
+    config, result = trained_table
+    none, baseline = no_position_model
+    assert round(chance_level(markov()), 3) == 2.762 and chance_level(markov()) < np.log(16)
+    rule = region_value(*position_free_scores(markov(), 32))
+    learned = evaluate(result.params, config, markov(), 32)
+    trained_none = evaluate(baseline.params, none, markov(), 32)
+    assert round(trained_none - rule, 2) == 0.15
+    assert round(rule - learned, 2) == 0.50 and round(trained_none - learned, 2) == 0.65
+
+
+@pytest.mark.slow
+def test_the_harm_past_the_trained_rows_is_the_missing_signal_not_the_rows_values(
+    trained_table, no_position_model
+):
     """03: the ablation at length 64: rows 32-63 as trained, set to zero or redrawn from another seed
-    give the same loss (within 0.001; the notebook prints 0.0005); copies of row 31 do not help (no lower by 0.001); the untrained rows are over 40
-    times shorter than a token row; all the harm is on positions 32-63, worse there than a uniform
-    guess and than the causal model without position vectors."""
+    give the same loss (within 0.001; the notebook prints 0.0005); copies of row 31 (barely trained) do
+    not help; the untrained rows are over 40 times shorter than a token row; all the harm is on positions
+    32-63, worse there than chance, than the causal model without position vectors and than the rule
+    without positions."""
     config, result = trained_table
     learned = result.params["pos"]
     token_norm = np.linalg.norm(result.params["tok"], axis=1).mean()
     assert token_norm / np.linalg.norm(learned[32:], axis=1).mean() > 40
+    regions = _length_64_regions(config, result)
+    for name in ("zero", "redrawn"):
+        assert abs(regions[name][0] - regions["trained"][0]) < 0.001
+    assert regions["row 31"][0] > regions["trained"][0] - 0.001
+    none, baseline = no_position_model
+    totals, counts = evaluate_positions(baseline.params, none, markov(), 64)
+    rule = region_value(*position_free_scores(markov(), 64), start=32)
+    for name in ("trained", "zero", "redrawn", "row 31"):
+        _whole, early, late = regions[name]
+        assert abs(early - evaluate(result.params, config, markov(), 32)) < 0.05
+        assert late > chance_level(markov()) and late > region_value(totals, counts, start=32)
+        assert late > rule
+
+
+def _length_64_regions(config, result):
+    """Chapter 3's table variants at length 64: (all, positions 0-31, positions 32-63) losses."""
+    learned = result.params["pos"]
     redrawn = LearnedPositions(64, 32, rng=1, init_std=config.learned_init_std)(64)[32:]
-    variants = {
-        "trained": learned[32:],
-        "zero": np.zeros((32, 32)),
-        "redrawn": redrawn,
-        "row 31": np.repeat(learned[31:32], 32, axis=0),
+    tables = {
+        "trained": learned,
+        "zero": np.concatenate([learned[:32], np.zeros((32, 32))]),
+        "redrawn": np.concatenate([learned[:32], redrawn]),
+        "row 31": np.concatenate([learned[:32], np.repeat(learned[31:32], 32, axis=0)]),
+        "row 30": np.concatenate([learned[:32], np.repeat(learned[30:31], 32, axis=0)]),
+        "twice": np.concatenate([learned[:32], learned[:32]]),
+        "stretched": learned[np.arange(64) // 2],
     }
     regions = {}
-    for name, rows in variants.items():
-        params = {**result.params, "pos": np.concatenate([learned[:32], rows])}
-        totals, counts = evaluate_positions(params, config, markov(), 64)
+    for name, pos in tables.items():
+        totals, counts = evaluate_positions({**result.params, "pos": pos}, config, markov(), 64)
         regions[name] = (
             region_value(totals, counts),
             region_value(totals[:32], counts[:32]),
             region_value(totals, counts, start=32),
         )
-    for name in ("zero", "redrawn"):
-        assert abs(regions[name][0] - regions["trained"][0]) < 0.001
-    assert regions["row 31"][0] > regions["trained"][0] - 0.001
-    none = config.with_(scheme="none")
-    baseline = train(none, markov(), steps=300, batch_size=16, length=32, seed=0, progress=False)
+    return regions
+
+
+@pytest.mark.slow
+def test_late_positions_need_trained_rows_that_look_late(trained_table, no_position_model):
+    """03: handing positions 32-63 trained rows: copies of row 30 cut their loss (3.245 to 2.773) but
+    stay worse than the no-position baseline; rows 0-31 repeated barely help (3.173); the stretched
+    table (position p reads row p // 2) gives 1.999 there, better than the no-position baseline and the
+    rule without positions, at a cost on positions 0-31 (1.930 instead of 1.749)."""
+    config, result = trained_table
+    regions = _length_64_regions(config, result)
+    none, baseline = no_position_model
     totals, counts = evaluate_positions(baseline.params, none, markov(), 64)
-    for _whole, early, late in regions.values():
-        assert abs(early - evaluate(result.params, config, markov(), 32)) < 0.05
-        assert late > np.log(16) and late > region_value(totals, counts, start=32)
+    baseline_late = region_value(totals, counts, start=32)
+    rule_late = region_value(*position_free_scores(markov(), 64), start=32)
+    trained_late = regions["trained"][2]
+    assert regions["row 30"][2] < trained_late - 0.3 and regions["row 30"][2] > baseline_late
+    assert 0 < trained_late - regions["twice"][2] < 0.15
+    assert regions["stretched"][2] < min(baseline_late, rule_late)
+    assert regions["stretched"][1] > regions["trained"][1] + 0.1
+    assert (
+        regions["stretched"][0] < regions["row 30"][0] < regions["twice"][0] < regions["trained"][0]
+    )
 
 
 # -- chapter 04: RoPE ---------------------------------------------------------------------------------

@@ -437,11 +437,13 @@ def test_the_mistake_detector_does_not_fire_on_the_solution(chapter, exercise, m
 @pytest.mark.parametrize(("chapter", "exercise", "mistake"), MISTAKES, ids=MISTAKE_IDS)
 def test_the_cases_show_the_mistake_as_a_visible_difference(chapter, exercise, mistake):
     """On each case a wrong variant is either indistinguishable (within the checker's tolerance)
-    or off by far more than it (0.1% relative), never in between, and it shows on some case."""
+    or off by far more than it (0.1% relative), never in between, and it shows on some case (a
+    mistake named by the error it raises shows as that error)."""
     visible = 0
     for case in _arguments(exercise):
         wrong, right = _wrong(mistake, case), _reference(exercise, case)
         if wrong is None:
+            visible += 1
             continue
         if _visibly_different(wrong, right):
             visible += 1
@@ -456,10 +458,10 @@ def test_mistakes_of_one_exercise_are_told_apart(chapter, exercise):
         for b in exercise.mistakes:
             if a is not b:
                 assert any(
-                    _wrong(a, case) is not None
-                    and (
-                        _wrong(b, case) is None
-                        or _visibly_different(_wrong(a, case), _wrong(b, case))
+                    (_wrong(a, case) is None) != (_wrong(b, case) is None)  # one raises
+                    or (
+                        _wrong(a, case) is not None
+                        and _visibly_different(_wrong(a, case), _wrong(b, case))
                     )
                     for case in exercise.cases
                 ), (a.message, b.message)

@@ -184,30 +184,38 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
 
 
 def _call(func, args, kwargs, call):
-    """Call the learner's function; return (result, None) or (None, Feedback on what went wrong).
+    """Call the learner's function; return (result, None, None) or (None, Feedback, exception).
 
     ``call`` is the call as the feedback shows it. The learner's own exceptions, and a
-    ``sys.exit()`` inside their function, become feedback; Ctrl-C (KeyboardInterrupt) still
-    interrupts.
+    ``sys.exit()`` inside their function, become feedback (the learner's exception is returned too,
+    so a known mistake can be named by it); Ctrl-C (KeyboardInterrupt) still interrupts.
     """
     name = getattr(func, "__name__", "your function")
     try:
-        return func(*args, **kwargs), None
+        return func(*args, **kwargs), None, None
     except NotImplementedError:
-        return None, Feedback(
-            False, f"your function {name} is not implemented yet: replace the placeholder."
+        return (
+            None,
+            Feedback(
+                False, f"your function {name} is not implemented yet: replace the placeholder."
+            ),
+            None,
         )
     except SystemExit as err:
         code = "" if err.code is None else f"({err.code!r})"
-        return None, Feedback(
-            False,
-            f"calling {call} ran sys.exit{code}, which would stop the whole program: a function "
-            "should return its result (or raise an exception) instead.",
+        return (
+            None,
+            Feedback(
+                False,
+                f"calling {call} ran sys.exit{code}, which would stop the whole program: a "
+                "function should return its result (or raise an exception) instead.",
+            ),
+            None,
         )
     except KeyboardInterrupt:  # Ctrl-C: the learner wants to stop, not to read feedback
         raise
     except BaseException as err:  # the learner's own error, reported with their message
-        return None, Feedback(False, f"calling {call} raised {type(err).__name__}: {err}")
+        return None, Feedback(False, f"calling {call} raised {type(err).__name__}: {err}"), err
 
 
 @dataclass(frozen=True)
@@ -243,6 +251,26 @@ class Mistake:
         except Exception:  # a variant undefined for these arguments cannot match
             return False
         return compare_arrays(result, wrong, rtol=rtol, atol=atol) is None
+
+    def matches_error(self, error, arguments):
+        """Whether ``error`` is the exception this wrong answer raises for ``arguments`` (a dict).
+
+        A mistake that breaks a function for some arguments (a shape that cannot broadcast)
+        is named by its error: same exception type, same message.
+
+        Examples
+        --------
+        >>> no_odd = Mistake("handle odd widths", lambda d: [0][: d % 2][0])
+        >>> no_odd.matches_error(IndexError("list index out of range"), {"d": 4})
+        True
+        >>> no_odd.matches_error(IndexError("list index out of range"), {"d": 5})
+        False
+        """
+        try:
+            self.answer(**arguments)
+        except Exception as wrong:
+            return type(wrong) is type(error) and str(wrong) == str(error)
+        return False
 
 
 def named_mistake(result, mistakes, arguments, *, rtol=1e-6, atol=1e-9):
@@ -507,8 +535,11 @@ class FunctionExercise(Exercise):
             expected = self.reference(**case)  # before the learner's function sees the arguments
             args, kwargs = self._split(copy.deepcopy(case))  # it may change them in place
             call = self._call_text(answer, case)
-            result, error = _call(answer, args, kwargs, call)
+            result, error, raised = _call(answer, args, kwargs, call)
             if error is not None:
+                for mistake in self.mistakes if raised is not None else ():
+                    if mistake.matches_error(raised, case):
+                        return Feedback(False, f"{error.message}. {mistake.message}")
                 return error
             problem = self._result_problem(result, expected, case, call)
             if problem is not None:

@@ -39,6 +39,15 @@ def _lone_column_zero(seq_len, d_model):
     return pe
 
 
+def _cosines_for_every_pair(seq_len, d_model):
+    """Compute a cosine for every pair, as the PyTorch tutorial does (breaks for odd d_model)."""
+    angles = _angles(seq_len, d_model)
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+
+
 q1 = FunctionExercise(
     name="positions",
     prompt=(
@@ -102,6 +111,13 @@ q1 = FunctionExercise(
             "for odd d_model your last column is 0: it is a lone sine, sin(p * omega) for the "
             "last pair, with no cosine partner. Compute angles for all ceil(d_model / 2) pairs.",
             _lone_column_zero,
+        ),
+        Mistake(
+            "For odd d_model there is one more pair than cosine columns: pair ceil(d_model / 2) - 1 "
+            "has a sine column and no cosine partner, so pe[:, 1::2] has only d_model // 2 "
+            "columns. Take the cosines of the first d_model // 2 pairs: "
+            "np.cos(angles[:, : d_model // 2]).",
+            _cosines_for_every_pair,
         ),
     ),
     success="Compare with posenc_lib.sinusoidal_positions: the same idea, plus argument checks.",

@@ -82,6 +82,12 @@ q3 = FunctionExercise(
             "Entry (a, b) compares rows a and b: unit @ unit.T, shape (N, N).",
             lambda table: cosine_similarity(table.T),
         ),
+        Mistake(
+            "your matrix is np.corrcoef(table), the Pearson correlation of the rows: it subtracts "
+            "each row's mean before comparing, and the cosine does not. Divide each row by its "
+            "length and take unit @ unit.T, without centring.",
+            lambda table: np.corrcoef(table),
+        ),
     ),
 )
 

@@ -181,6 +181,26 @@ class SinusoidalExplorer(StatusExplorer):
         self._move()
         self.live.render(full=True)
 
+    def positions_per_pixel_row(self):
+        """How many positions one pixel row of the drawn table covers, at the figure's own size.
+
+        A pair whose wavelength spans only a few pixel rows cannot be drawn faithfully: its
+        colours average to grey or alias into stripes that are not in the data (moire).
+
+        Returns
+        -------
+        float
+            ``seq_len`` divided by the table's height in pixels.
+
+        Examples
+        --------
+        >>> explorer = SinusoidalExplorer(d_model=16)
+        >>> 20 < float(explorer.positions_per_pixel_row()) < 26   # 4,968 positions, about 220 rows
+        True
+        """
+        self.live.fig.canvas.draw()  # the constrained layout sizes the axes when drawn
+        return self.seq_len / self.ax_map.get_window_extent().height
+
     def _around(self, p):
         """Rows p - window .. p + window of the table; NaN outside 0 .. seq_len - 1."""
         rows = p + self.offsets
