@@ -34,7 +34,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import sweep
-from ._checks import check_choice, check_int
+from ._checks import check_array, check_choice, check_int, check_real
 from .model import SCHEMES, ModelConfig, evaluate_positions, region_value, train
 from .rope import ntk_base
 from .sweep import MISSING, cell_width, names, one_config, select, text_table
@@ -899,9 +899,10 @@ def yarn_config_with_ramp(config, factor, ramp):
     from .rope import rope_wavelengths, yarn_ramp
 
     func = "yarn_config_with_ramp"
-    if config.scheme != "rope":
-        raise ValueError(f"{func}: needs a RoPE model, got scheme {config.scheme!r}")
-    gamma = np.asarray(ramp, dtype=float)
+    if not isinstance(config, ModelConfig) or config.scheme != "rope":
+        raise ValueError(f"{func}: config must be a RoPE model's ModelConfig, got {config!r}")
+    factor = check_real(func, "factor", factor, greater_than=1)
+    gamma = check_array(func, "ramp", ramp, ndim=1)
     if gamma.shape != (config.head_dim // 2,) or np.any((gamma < 0) | (gamma > 1)):
         raise ValueError(f"{func}: ramp must hold head_dim / 2 values in [0, 1], got {gamma}")
     turns = config.max_len / rope_wavelengths(config.head_dim, base=config.base)
@@ -952,8 +953,8 @@ def alibi_slopes_set(slopes):
     """
     from .model import DTYPE, SCHEME_PARTS, Scheme
 
-    slopes = np.asarray(slopes, dtype=float)
-    if slopes.ndim != 1 or np.any(slopes <= 0):
+    slopes = check_array("alibi_slopes_set", "slopes", slopes, ndim=1)
+    if np.any(slopes <= 0):
         raise ValueError(f"alibi_slopes_set: slopes must be positive, one per head, got {slopes}")
 
     def bias(params, config, t):

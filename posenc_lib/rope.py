@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._checks import check_array, check_choice, check_int, check_real, short
+from ._checks import check_array, check_bool, check_choice, check_int, check_real, short
 from .sinusoidal import BASE
 from .sinusoidal import frequencies as _sinusoid_frequencies
 
@@ -618,6 +618,7 @@ def yarn_index_ramp(d, original_len, *, base=BASE, alpha=1.0, beta=32.0, truncat
     d, original_len, base, alpha, beta = _check_yarn_ramp(func, d, original_len, base, alpha, beta)
     if alpha == 0:
         raise ValueError(f"{func}: alpha must be > 0 (the slow end is at alpha turns)")
+    truncate, clamp = check_bool(func, "truncate", truncate), check_bool(func, "clamp", clamp)
     low = yarn_correction_dim(beta, d, original_len, base=base)
     high = yarn_correction_dim(alpha, d, original_len, base=base)
     if truncate:

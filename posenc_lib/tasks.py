@@ -426,6 +426,38 @@ def markov_entropy(vocab_size=16, concentration=0.1, seed=0):
     return _conditional_entropy(_transitions("markov_entropy", vocab_size, concentration, seed))
 
 
+def markov_entropy_given_current(vocab_size=16, concentration=0.1, seed=0):
+    """Return H(next | current token) in nats: the best loss of a model that sees one token back.
+
+    The gap to `markov_entropy` (which also sees the token before) is what a model gains by
+    looking exactly one key back.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Tokens 0 .. vocab_size - 1.
+    concentration : float
+        As in `markov_transitions`.
+    seed : int
+        Which table.
+
+    Returns
+    -------
+    float
+        Nats per token, between `markov_entropy` and ln(vocab_size).
+
+    Examples
+    --------
+    >>> markov_entropy() < markov_entropy_given_current() < float(np.log(16))
+    True
+    """
+    table = _transitions("markov_entropy_given_current", vocab_size, concentration, seed)
+    pairs = _stationary_pairs(table)
+    joint = np.einsum("ab,abc->bc", pairs, table)  # (current, next)
+    follow = joint / np.maximum(joint.sum(1, keepdims=True), 1e-300)
+    return float(-np.sum(joint * np.log(np.maximum(follow, 1e-300))))
+
+
 def _conditional_entropy(table):
     """Return H(next | previous two) in nats under the chain's stationary distribution."""
     pairs = _stationary_pairs(table)
@@ -473,7 +505,10 @@ def evaluation_sequences(task, length, *, n_tokens=EVAL_TOKENS, seed=EVAL_SEED):
     >>> evaluation_sequences(lookback(3), 32)[0].shape
     (128, 32)
     """
-    func = "evaluation_sequences"
+    return _evaluation_sequences("evaluation_sequences", task, length, n_tokens, seed)
+
+
+def _evaluation_sequences(func, task, length, n_tokens, seed):
     task = _check_task(func, task)
     length = check_int(func, "length", length, minimum=1)
     n_tokens = check_int(func, "n_tokens", n_tokens, minimum=1)
@@ -566,7 +601,7 @@ def position_free_scores(task, length, *, n_tokens=EVAL_TOKENS, seed=EVAL_SEED):
     task = _check_task(func, task)
     if task.position_free is None:
         raise ValueError(f"{func}: task {task.name!r} has no position-free rule")
-    tokens, targets = evaluation_sequences(task, length, n_tokens=n_tokens, seed=seed)
+    tokens, targets = _evaluation_sequences(func, task, length, n_tokens, seed)
     scores = np.asarray(task.position_free(tokens, targets), dtype=float)
     return _totals(scores, targets)
 
@@ -599,8 +634,12 @@ def chance_scores(task, length, *, n_tokens=EVAL_TOKENS, seed=EVAL_SEED):
     >>> round(float(totals.sum() / counts.sum()), 4)
     0.25
     """
+    func = "chance_scores"
+    task = _check_task(func, task)
+    if task.answers is None:
+        raise ValueError(f"{func}: task {task.name!r} does not give its answer distribution")
     level = chance_level(task)
-    tokens, targets = evaluation_sequences(task, length, n_tokens=n_tokens, seed=seed)
+    tokens, targets = _evaluation_sequences(func, task, length, n_tokens, seed)
     if task.metric == "accuracy":
         scores = np.full(targets.shape, level)
     else:
