@@ -29,10 +29,12 @@ The committed study lives in the package (``posenc_lib/data/study``): `load_stud
 from there by default.
 """
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from . import sweep
-from ._checks import check_choice, check_int
+from ._checks import check_array, check_choice, check_int, check_real
 from .model import SCHEMES, ModelConfig, evaluate_positions, region_value, train
 from .rope import ntk_base
 from .sweep import MISSING, cell_width, names, one_config, select, text_table
@@ -856,6 +858,119 @@ def position_curves(curves, task, *, config=DEFAULT_CONFIG, bin_width=8):
 
 
 # -- extending RoPE's context ----------------------------------------------------------------
+
+
+def yarn_config_with_ramp(config, factor, ramp):
+    """Return a RoPE model's YaRN configuration for ``factor`` x its training length, any ramp.
+
+    Runs YaRN (its temperature included) with the share gamma_i of each pair's speed given by
+    ``ramp`` instead of a published ramp, to test what a ramp's value at one pair does (chapter
+    6 swaps pair 0's, e.g. `~posenc_lib.rope.yarn_index_ramp` without its clamp). The model
+    only runs ramps linear in the number of turns and clipped to [0, 1], so the ramp is written
+    as one (`~posenc_lib.rope.yarn_ramp` with ``ramp="turns"`` and new ``alpha``, ``beta``).
+
+    Parameters
+    ----------
+    config : ModelConfig
+        A RoPE model.
+    factor : float
+        The new context length over the training length (> 1).
+    ramp : array_like, shape (head_dim / 2,)
+        gamma_i in [0, 1], from the fastest pair to the slowest.
+
+    Returns
+    -------
+    ModelConfig
+
+    Raises
+    ------
+    ValueError
+        If ``ramp`` is not a clipped line in the number of turns (e.g. a ramp that keeps a slow
+        pair more than a fast one).
+
+    Examples
+    --------
+    >>> from posenc_lib.rope import yarn_frequencies, yarn_index_ramp, yarn_ramp
+    >>> config = make_config(TASKS["lookback-3"](), "rope")
+    >>> unclamped = yarn_config_with_ramp(config, 4, yarn_index_ramp(8, 32, clamp=False))
+    >>> yarn_ramp(8, 32, alpha=unclamped.yarn_alpha, beta=unclamped.yarn_beta, ramp="turns").round(3)
+    array([0.5, 0. , 0. , 0. ])
+    """
+    from .rope import rope_wavelengths, yarn_ramp
+
+    func = "yarn_config_with_ramp"
+    if not isinstance(config, ModelConfig) or config.scheme != "rope":
+        raise ValueError(f"{func}: config must be a RoPE model's ModelConfig, got {config!r}")
+    factor = check_real(func, "factor", factor, greater_than=1)
+    gamma = check_array(func, "ramp", ramp, ndim=1)
+    if gamma.shape != (config.head_dim // 2,) or np.any((gamma < 0) | (gamma > 1)):
+        raise ValueError(f"{func}: ramp must hold head_dim / 2 values in [0, 1], got {gamma}")
+    turns = config.max_len / rope_wavelengths(config.head_dim, base=config.base)
+    zero, inside = turns[gamma == 0], (gamma > 0) & (gamma < 1)
+    alpha = float(zero.max()) if zero.size else 0.0
+    if inside.any():
+        i = int(np.argmax(inside))
+        beta = alpha + (turns[i] - alpha) / gamma[i]
+    else:
+        beta = float(turns[gamma == 1].min()) if np.any(gamma == 1) else alpha + 1.0
+    new = config.with_(
+        yarn_scale=float(factor), yarn_ramp="turns", yarn_alpha=alpha, yarn_beta=beta
+    )
+    realised = yarn_ramp(
+        config.head_dim, config.max_len, base=config.base, alpha=alpha, beta=beta, ramp="turns"
+    )
+    if not np.allclose(realised, gamma, atol=1e-9):
+        raise ValueError(
+            f"{func}: the model cannot run this ramp (not a clipped line in turns): {gamma}"
+        )
+    return new
+
+
+@contextmanager
+def alibi_slopes_set(slopes):
+    """Within the block, ALiBi models use ``slopes`` (one per head) instead of the standard recipe.
+
+    An intervention: train and score an ALiBi model whose only change is its slopes (chapter 6
+    gives the one head of the 1x32 configuration the slope of a steeper head).
+
+    Parameters
+    ----------
+    slopes : array_like, shape (n_heads,)
+        Positive slopes; the model's head count must match.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> from posenc_lib.model import SCHEME_PARTS
+    >>> with alibi_slopes_set([0.5]):
+    ...     SCHEME_PARTS["alibi"].bias(None, make_config(TASKS["lookback-3"](), "alibi", "1x32"), 3)[0]
+    array([[ 0. , -0.5, -1. ],
+           [-0.5,  0. , -0.5],
+           [-1. , -0.5,  0. ]])
+    """
+    from .model import DTYPE, SCHEME_PARTS, Scheme
+
+    slopes = check_array("alibi_slopes_set", "slopes", slopes, ndim=1)
+    if np.any(slopes <= 0):
+        raise ValueError(f"alibi_slopes_set: slopes must be positive, one per head, got {slopes}")
+
+    def bias(params, config, t):
+        if config.n_heads != len(slopes):
+            raise ValueError(
+                f"alibi_slopes_set: {len(slopes)} slopes for a model of {config.n_heads} heads"
+            )
+        i = np.arange(t)
+        return (0.0 - slopes[:, None, None] * np.abs(i[:, None] - i[None, :])).astype(DTYPE)
+
+    standard = SCHEME_PARTS["alibi"]
+    SCHEME_PARTS["alibi"] = Scheme(bias=bias)
+    try:
+        yield
+    finally:
+        SCHEME_PARTS["alibi"] = standard
 
 
 def extension_variants(config, factor):

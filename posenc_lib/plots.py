@@ -17,7 +17,7 @@ import numpy as np
 
 from ._checks import check_choice, check_int
 from .sweep import binned_curves, names, one_config, select, summarize
-from .tasks import TASKS, chance_level, position_free_levels, position_free_scores
+from .tasks import TASKS, chance_level, chance_levels, position_free_levels, position_free_scores
 
 # Okabe and Ito's palette: distinguishable with every common colour-vision deficiency.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
@@ -731,6 +731,11 @@ def _floor_levels(task_name, lengths, train_len):
     return position_free_levels(TASKS[task_name](), lengths, train_len)
 
 
+@lru_cache(maxsize=32)
+def _chance_levels(task_name, lengths, train_len):
+    return chance_levels(TASKS[task_name](), lengths, train_len)
+
+
 @lru_cache(maxsize=8)
 def _floor_curve(task_name, length):
     return position_free_scores(TASKS[task_name](), length)
@@ -739,8 +744,10 @@ def _floor_curve(task_name, length):
 def draw_floors(ax, task_name, *, lengths=None, train_len=None, length=None, bin_width=8):
     """Draw a study task's chance level, best position-free rule and (for a loss) best possible.
 
-    With ``lengths`` and ``train_len`` the rule is drawn at each evaluation length (region as the
-    study reports it); with ``length`` it is drawn along the query positions, in bins.
+    With ``lengths`` and ``train_len`` chance and the rule are drawn at each evaluation length
+    (region as the study reports it); with ``length`` the rule is drawn along the query positions,
+    in bins. Both are read on the sequences the study scores its models on
+    (`~posenc_lib.tasks.evaluation_sequences`).
 
     Parameters
     ----------
@@ -770,11 +777,18 @@ def draw_floors(ax, task_name, *, lengths=None, train_len=None, length=None, bin
     >>> plt.close("all")
     """
     task = TASKS[check_choice("draw_floors", "task_name", task_name, tuple(TASKS))]()
-    artists = [ax.axhline(chance_level(task), label="chance", zorder=1, **FLOOR_STYLES["chance"])]
-    if lengths is not None:
-        levels = _floor_levels(task_name, tuple(int(x) for x in lengths), int(train_len))
+    if lengths is not None:  # both floors on the sequences the study scores every model on
+        key = (task_name, tuple(int(x) for x in lengths), int(train_len))
+        chance = _chance_levels(*key)
+        artists = ax.plot(
+            list(chance), list(chance.values()), label="chance", zorder=1, **FLOOR_STYLES["chance"]
+        )
+        levels = _floor_levels(*key)
         xs, ys = list(levels), list(levels.values())
     else:
+        artists = [
+            ax.axhline(chance_level(task), label="chance", zorder=1, **FLOOR_STYLES["chance"])
+        ]
         totals, counts = _floor_curve(task_name, int(length))
         n_bins = len(totals) // bin_width
         t = totals[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._checks import check_array, check_choice, check_int, check_real, short
+from ._checks import check_array, check_bool, check_choice, check_int, check_real, short
 from .sinusoidal import BASE
 from .sinusoidal import frequencies as _sinusoid_frequencies
 
@@ -571,6 +571,62 @@ def yarn_correction_range(d, original_len, *, base=BASE, alpha=1.0, beta=32.0):
     else:
         high = int(np.ceil(yarn_correction_dim(alpha, d, original_len, base=base)))
     return max(low, 0), min(high, d - 1)
+
+
+def yarn_index_ramp(d, original_len, *, base=BASE, alpha=1.0, beta=32.0, truncate=True, clamp=True):
+    """Return the deployed (index) ramp gamma_i with each step of ``find_correction_range`` a switch.
+
+    Hugging Face's ``_compute_yarn_parameters`` finds the ramp's ends as fractional pair indices
+    (`yarn_correction_dim`), rounds them to whole indices (floor the fast end, ceil the slow one)
+    when ``truncate`` is true (the config key ``truncate``, default True; gpt-oss sets it False),
+    then always clamps them to 0 .. d - 1, and ramps linearly in the index between them.
+    ``truncate=True, clamp=True`` is `yarn_ramp` with ``ramp="index"``; ``clamp=False`` is no
+    published version: it is the intervention of chapter 6 that shows what the clamp does.
+
+    Parameters
+    ----------
+    d : int
+        Head width (even).
+    original_len : int
+        The training context length L.
+    base : float
+        Greater than 1.
+    alpha, beta : float
+        The ramp's ends in turns over ``original_len`` (0 < alpha < beta).
+    truncate : bool
+        Round the ends to whole pair indices (floor, ceil), as ``truncate=True`` does.
+    clamp : bool
+        Clamp the ends to 0 .. d - 1, as the deployed code always does.
+
+    Returns
+    -------
+    ndarray, shape (d/2,)
+        gamma_i in [0, 1]: the share of each pair's own speed kept (1 - gamma of theta_i / scale).
+
+    Examples
+    --------
+    >>> yarn_index_ramp(8, 32)                              # deployed: = yarn_ramp(8, 32)
+    array([1., 0., 0., 0.])
+    >>> yarn_index_ramp(8, 32, truncate=False)              # clamped, not rounded: the same
+    array([1., 0., 0., 0.])
+    >>> yarn_index_ramp(8, 32, clamp=False)                 # rounded to -1 and 1, not clamped
+    array([0.5, 0. , 0. , 0. ])
+    >>> yarn_index_ramp(8, 32, truncate=False, clamp=False).round(3)
+    array([0.47, 0.  , 0.  , 0.  ])
+    """
+    func = "yarn_index_ramp"
+    d, original_len, base, alpha, beta = _check_yarn_ramp(func, d, original_len, base, alpha, beta)
+    if alpha == 0:
+        raise ValueError(f"{func}: alpha must be > 0 (the slow end is at alpha turns)")
+    truncate, clamp = check_bool(func, "truncate", truncate), check_bool(func, "clamp", clamp)
+    low = yarn_correction_dim(beta, d, original_len, base=base)
+    high = yarn_correction_dim(alpha, d, original_len, base=base)
+    if truncate:
+        low, high = float(np.floor(low)), float(np.ceil(high))
+    if clamp:
+        low, high = max(low, 0.0), min(high, d - 1.0)
+    high = high + 0.001 if high == low else high  # the reference code's guard
+    return 1.0 - np.clip((np.arange(d // 2) - low) / (high - low), 0.0, 1.0)
 
 
 def yarn_ramp(d, original_len, *, base=BASE, alpha=1.0, beta=32.0, ramp="index"):

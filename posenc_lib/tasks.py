@@ -426,6 +426,38 @@ def markov_entropy(vocab_size=16, concentration=0.1, seed=0):
     return _conditional_entropy(_transitions("markov_entropy", vocab_size, concentration, seed))
 
 
+def markov_entropy_given_current(vocab_size=16, concentration=0.1, seed=0):
+    """Return H(next | current token) in nats: the best loss of a model that sees one token back.
+
+    The gap to `markov_entropy` (which also sees the token before) is what a model gains by
+    looking exactly one key back.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Tokens 0 .. vocab_size - 1.
+    concentration : float
+        As in `markov_transitions`.
+    seed : int
+        Which table.
+
+    Returns
+    -------
+    float
+        Nats per token, between `markov_entropy` and ln(vocab_size).
+
+    Examples
+    --------
+    >>> markov_entropy() < markov_entropy_given_current() < float(np.log(16))
+    True
+    """
+    table = _transitions("markov_entropy_given_current", vocab_size, concentration, seed)
+    pairs = _stationary_pairs(table)
+    joint = np.einsum("ab,abc->bc", pairs, table)  # (current, next)
+    follow = joint / np.maximum(joint.sum(1, keepdims=True), 1e-300)
+    return float(-np.sum(joint * np.log(np.maximum(follow, 1e-300))))
+
+
 def _conditional_entropy(table):
     """Return H(next | previous two) in nats under the chain's stationary distribution."""
     pairs = _stationary_pairs(table)
@@ -435,9 +467,59 @@ def _conditional_entropy(table):
 
 # -- honest floors: chance and the best rule without positions ---------------------------------
 
-#: Sequences (and their seed) over which `position_free_scores` averages by default: enough that
-#: the third decimal of a region's value is stable.
-BASELINE_SEQUENCES, BASELINE_SEED = 2048, 2024
+#: How `evaluation_sequences` draws, by default: the settings of
+#: `~posenc_lib.model.evaluate_positions` (about 4,096 scored positions, seed 1234, at most 64
+#: sequences and 8,192 tokens per batch), so the floors are read on the very sequences every
+#: model of chapter 6's study is scored on.
+EVAL_TOKENS, EVAL_SEED, EVAL_BATCH = 4096, 1234, 64
+
+
+def evaluation_sequences(task, length, *, n_tokens=EVAL_TOKENS, seed=EVAL_SEED):
+    """Return the evaluation sequences a model is scored on: the draws of `evaluate_positions`.
+
+    ``ceil(n_tokens / length)`` sequences, drawn from one Generator seeded with ``seed`` in
+    batches of at most 64 sequences and 8,192 tokens, as `~posenc_lib.model.evaluate_positions`
+    draws them. With the defaults these are the sequences of every model's record in chapter 6's
+    study, so a floor read on them is paired with the models' scores sequence by sequence.
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    length : int
+        Tokens per sequence.
+    n_tokens : int
+        Roughly how many positions (as ``n_tokens`` of `evaluate_positions`).
+    seed : int
+        Seeds the draws (as ``seed`` of `evaluate_positions`).
+
+    Returns
+    -------
+    tokens, targets : ndarray of int, shape (n_sequences, length)
+
+    Examples
+    --------
+    >>> tokens, targets = evaluation_sequences(lookback(3), 256)
+    >>> tokens.shape                          # 4,096 positions: 16 sequences of 256
+    (16, 256)
+    >>> evaluation_sequences(lookback(3), 32)[0].shape
+    (128, 32)
+    """
+    return _evaluation_sequences("evaluation_sequences", task, length, n_tokens, seed)
+
+
+def _evaluation_sequences(func, task, length, n_tokens, seed):
+    task = _check_task(func, task)
+    length = check_int(func, "length", length, minimum=1)
+    n_tokens = check_int(func, "n_tokens", n_tokens, minimum=1)
+    rng = np.random.default_rng(check_int(func, "seed", seed, minimum=0))
+    n_sequences = max(1, -(-n_tokens // length))
+    batch = max(1, min(EVAL_BATCH, 8192 // length))
+    parts = [
+        task.sample(rng, min(batch, n_sequences - start), length)
+        for start in range(0, n_sequences, batch)
+    ]
+    return np.concatenate([t for t, _ in parts]), np.concatenate([y for _, y in parts])
 
 
 def _check_task(func, task):
@@ -479,13 +561,16 @@ def chance_level(task):
     return float(-np.sum(p * np.log(p)))
 
 
-def position_free_scores(task, length, *, n_sequences=BASELINE_SEQUENCES, seed=BASELINE_SEED):
+def position_free_scores(task, length, *, n_tokens=EVAL_TOKENS, seed=EVAL_SEED):
     """Per-position totals and counts of the task's best rule that uses no positions.
 
     The rule (``task.position_free_rule``) sees the current token and how often each token came
-    before it, but not where: exactly what one causal attention layer without positions can see
-    (its output at position t is a function of token t and the multiset of tokens 0 .. t). Its
-    expected score at each position is averaged over ``n_sequences`` fresh sequences.
+    before it, but not where: at most what one causal attention layer without positions can see
+    (its output at position t is a function of token t and the proportions of the tokens 0 .. t).
+    It is scored on the sequences of `evaluation_sequences`: with the defaults, the very
+    sequences every model of the study is scored on, so a model and the rule can be compared
+    sequence by sequence. Accuracy tasks give the rule's expected score given what it sees;
+    the Markov task its loss on the actual next token, as a model's loss is.
 
     Parameters
     ----------
@@ -493,20 +578,20 @@ def position_free_scores(task, length, *, n_sequences=BASELINE_SEQUENCES, seed=B
         A task that knows its position-free rule (``task.position_free``).
     length : int
         Tokens per sequence.
-    n_sequences : int
-        Sequences averaged.
+    n_tokens : int
+        Roughly how many positions (`evaluation_sequences`).
     seed : int
-        Seeds the sequences.
+        Seeds the sequences (`evaluation_sequences`).
 
     Returns
     -------
     totals, counts : ndarray, shape (length,)
-        Summed expected score and the number of targets at each query position, as
+        Summed score and the number of targets at each query position, as
         `~posenc_lib.model.evaluate_positions` returns them (``totals / counts`` is the curve).
 
     Examples
     --------
-    >>> totals, counts = position_free_scores(lookback(3), 8, n_sequences=4)
+    >>> totals, counts = position_free_scores(lookback(3), 8, n_tokens=32)
     >>> counts.tolist()
     [0, 0, 0, 4, 4, 4, 4, 4]
     >>> float(totals[3] / counts[3]) >= 1 / 3     # 3 tokens before: the most frequent has >= 1
@@ -514,13 +599,56 @@ def position_free_scores(task, length, *, n_sequences=BASELINE_SEQUENCES, seed=B
     """
     func = "position_free_scores"
     task = _check_task(func, task)
-    length = check_int(func, "length", length, minimum=1)
-    n_sequences = check_int(func, "n_sequences", n_sequences, minimum=1)
-    seed = check_int(func, "seed", seed, minimum=0)
     if task.position_free is None:
         raise ValueError(f"{func}: task {task.name!r} has no position-free rule")
-    tokens, targets = task.sample(seed, n_sequences, length)
+    tokens, targets = _evaluation_sequences(func, task, length, n_tokens, seed)
     scores = np.asarray(task.position_free(tokens, targets), dtype=float)
+    return _totals(scores, targets)
+
+
+def chance_scores(task, length, *, n_tokens=EVAL_TOKENS, seed=EVAL_SEED):
+    """Per-position totals and counts of the blind guess, on the sequences models are scored on.
+
+    The guess looks at nothing: for accuracy, the most likely answer, whose expected score is
+    `chance_level` at every target; for loss, the answer distribution, scored on the actual
+    targets of `evaluation_sequences` (so it varies a little from `chance_level`).
+
+    Parameters
+    ----------
+    task : Task
+        A task that knows its answer distribution.
+    length : int
+        Tokens per sequence.
+    n_tokens : int
+        Roughly how many positions (`evaluation_sequences`).
+    seed : int
+        Seeds the sequences (`evaluation_sequences`).
+
+    Returns
+    -------
+    totals, counts : ndarray, shape (length,)
+
+    Examples
+    --------
+    >>> totals, counts = chance_scores(recent_marker(), 64)
+    >>> round(float(totals.sum() / counts.sum()), 4)
+    0.25
+    """
+    func = "chance_scores"
+    task = _check_task(func, task)
+    if task.answers is None:
+        raise ValueError(f"{func}: task {task.name!r} does not give its answer distribution")
+    level = chance_level(task)
+    tokens, targets = _evaluation_sequences(func, task, length, n_tokens, seed)
+    if task.metric == "accuracy":
+        scores = np.full(targets.shape, level)
+    else:
+        p = np.asarray(task.answers, dtype=float)
+        scores = -np.log(np.maximum(p[np.maximum(targets, 0)], 1e-300))
+    return _totals(scores, targets)
+
+
+def _totals(scores, targets):
     present = has_target(targets)
     return np.where(present, scores, 0.0).sum(0), present.sum(0)
 
@@ -529,7 +657,8 @@ def position_free_levels(task, lengths, train_len, **options):
     """Return the position-free rule's score at each evaluation length, region as the study has it.
 
     At ``train_len`` (and shorter) over all positions; at longer lengths over the unseen ones,
-    positions >= ``train_len``: the value to read each study point against.
+    positions >= ``train_len``: the value to read each study point against, on the same
+    sequences (`position_free_scores`).
 
     Parameters
     ----------
@@ -540,7 +669,7 @@ def position_free_levels(task, lengths, train_len, **options):
     train_len : int
         The training length.
     **options
-        ``n_sequences`` and ``seed`` of `position_free_scores`.
+        ``n_tokens`` and ``seed`` of `evaluation_sequences`.
 
     Returns
     -------
@@ -549,18 +678,50 @@ def position_free_levels(task, lengths, train_len, **options):
 
     Examples
     --------
-    >>> levels = position_free_levels(recent_marker(), (8, 16), 8, n_sequences=64)
+    >>> levels = position_free_levels(recent_marker(), (8, 16), 8, n_tokens=512)
     >>> sorted(levels), all(0.25 < v < 1 for v in levels.values())
     ([8, 16], True)
     """
-    func = "position_free_levels"
+    return _levels("position_free_levels", position_free_scores, task, lengths, train_len, options)
+
+
+def chance_levels(task, lengths, train_len, **options):
+    """Return the blind guess's score at each evaluation length, region as the study has it.
+
+    As `position_free_levels`, for `chance_scores`: on the sequences the models are scored on.
+
+    Parameters
+    ----------
+    task : Task
+        A task that knows its answer distribution.
+    lengths : sequence of int
+        Evaluation lengths.
+    train_len : int
+        The training length.
+    **options
+        ``n_tokens`` and ``seed`` of `evaluation_sequences`.
+
+    Returns
+    -------
+    dict
+        {length: score}.
+
+    Examples
+    --------
+    >>> chance_levels(lookback(3), (32, 64), 32)
+    {32: 0.0625, 64: 0.0625}
+    """
+    return _levels("chance_levels", chance_scores, task, lengths, train_len, options)
+
+
+def _levels(func, scores, task, lengths, train_len, options):
     task = _check_task(func, task)
     train_len = check_int(func, "train_len", train_len, minimum=1)
     lengths = check_array(func, "lengths", lengths, ndim=1, dtype=int)
     out = {}
     for length in lengths:
         length = check_int(func, "lengths", int(length), minimum=1)
-        totals, counts = position_free_scores(task, length, **options)
+        totals, counts = scores(task, length, **options)
         start = 0 if length <= train_len else train_len
         out[int(length)] = float(totals[start:].sum() / max(counts[start:].sum(), 1))
     return out

@@ -321,6 +321,16 @@ def slopes(n):
         return geometric(n)
     return np.array(sorted([*geometric(c), *geometric(2 * c)[0::2][: n - c]], reverse=True))
 """,
+    "ch05.slopes.6": """
+def slopes(n):
+    def geometric(m):
+        return 2.0 ** (-8 * np.arange(1, m + 1) / m)
+
+    c = 2 ** int(np.floor(np.log2(n)))
+    if c == n:
+        return geometric(n)[::-1]
+    return np.sort(np.concatenate([geometric(c), geometric(2 * c)[0::2][: n - c]]))
+""",
     "ch05.bias_matrix.0": """
 def bias_matrix(seq_len, slope):
     i = np.arange(seq_len)
@@ -339,6 +349,12 @@ def bias_matrix(seq_len, slope):
     "ch05.bias_matrix.3": """
 def bias_matrix(seq_len, slope):
     return slope * np.tile(np.arange(seq_len), (seq_len, 1))
+""",
+    "ch05.bias_matrix.4": """
+def bias_matrix(seq_len, slope):
+    i = np.arange(seq_len)
+    bias = -slope * (i[:, None] - i[None, :])
+    return np.where(i[None, :] > i[:, None], -np.inf, bias)
 """,
     "ch05.halving_distance.0": """
 def halving_distance(slope):
@@ -379,6 +395,21 @@ def gap(records, task, scheme):
     at_train = next(r["value"] for r in rows if r["eval_len"] == r["train_len"])
     at_longest = next(r["value"] for r in rows if r["eval_len"] == longest)
     return at_longest - at_train
+""",
+    "ch06.gap.3": """
+def gap(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    longest = max(r["eval_len"] for r in rows)
+    at_train = np.mean([r["value"] for r in rows if r["eval_len"] == r["train_len"]])
+    at_longest = np.mean([r["value"] for r in rows if r["eval_len"] == longest])
+    return at_longest / at_train
+""",
+    "ch06.gap.4": """
+def gap(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    at_32 = np.mean([r["value"] for r in rows if r["eval_len"] == 32])
+    at_256 = np.mean([r["value"] for r in rows if r["eval_len"] == 256])
+    return at_256 - at_32
 """,
     # -- chapter 7 ----------------------------------------------------------------------------
     "ch07.bits_per_char.0": """

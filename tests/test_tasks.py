@@ -184,10 +184,10 @@ def test_position_free_rules_beat_other_rules_that_ignore_positions():
 
 def test_position_free_levels_follow_the_study_regions():
     task = lookback(3)
-    levels = position_free_levels(task, (32, 64), 32, n_sequences=64)
-    totals, counts = position_free_scores(task, 64, n_sequences=64)
+    levels = position_free_levels(task, (32, 64), 32, n_tokens=2048)
+    totals, counts = position_free_scores(task, 64, n_tokens=2048)
     assert levels[64] == pytest.approx(totals[32:].sum() / counts[32:].sum())
-    totals, counts = position_free_scores(task, 32, n_sequences=64)
+    totals, counts = position_free_scores(task, 32, n_tokens=2048)
     assert levels[32] == pytest.approx(totals.sum() / counts.sum())
     with pytest.raises(ValueError, match="has no position-free rule"):
         position_free_scores(Task("t", 4, "loss", lookback(1, 4).sampler), 8)

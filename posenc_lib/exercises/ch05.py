@@ -86,8 +86,33 @@ q1 = FunctionExercise(
             "power-of-two heads first and appends the extra heads after them, unsorted.",
             lambda n: np.sort(alibi_slopes(n))[::-1],
         ),
+        Mistake(
+            "you have the right slopes in another order (ascending): the official code lists "
+            "the steepest head first, 2^(-8/c), and the gentlest of the c power-of-two heads "
+            "last, 2^-8, then appends the extra heads.",
+            lambda n: np.sort(alibi_slopes(n)),
+        ),
     ),
 )
+
+
+class _CausalMask(Mistake):
+    """A bias with the causal mask folded in: -slope * (i - j) below the diagonal, -inf above."""
+
+    def matches(self, result, arguments, *, rtol=1e-6, atol=1e-9):
+        try:
+            result = np.asarray(result, dtype=float)
+            expected = -arguments["slope"] * _distance(arguments["seq_len"])
+            if result.shape != expected.shape or result.shape[0] < 2:
+                return False
+            upper = np.triu(np.ones(result.shape, dtype=bool), k=1)
+            return bool(
+                np.all(result[upper] == -np.inf)
+                and np.allclose(result[~upper], expected[~upper], rtol=rtol, atol=atol)
+            )
+        except (TypeError, ValueError):
+            return False
+
 
 q2 = FunctionExercise(
     name="bias_matrix",
@@ -128,6 +153,16 @@ q2 = FunctionExercise(
             "as -slope * |i - j| only under a causal mask (a softmax ignores a constant per "
             "row). Here write the bias itself, -slope * |i - j|.",
             lambda seq_len, slope: slope * np.broadcast_to(np.arange(seq_len), (seq_len, seq_len)),
+        ),
+        _CausalMask(
+            "your bias has the causal mask in it (-inf above the diagonal). The mask is applied "
+            "separately, to the scores; the bias itself is -slope * |i - j| for every pair, "
+            "keys after the query included.",
+            lambda seq_len, slope: np.where(
+                np.triu(np.ones((seq_len, seq_len), dtype=bool), k=1),
+                -np.inf,
+                -slope * _distance(seq_len),
+            ),
         ),
     ),
 )

@@ -1,26 +1,55 @@
 """Chapter 6: train short, test long."""
 
+import numpy as np
+
 from ..experiments import extrapolation_gap
 from ._core import ChoiceExercise, FunctionExercise, Mistake
 
 
-def _records(values, task="t", scheme="s", metric="accuracy"):
+def _records(values, task="t", scheme="s", metric="accuracy", lengths=(32, 64, 128, 256)):
     return [
         {
             "task": task,
             "scheme": scheme,
             "seed": seed,
-            "train_len": 32,
+            "train_len": lengths[0],
             "eval_len": n,
             "metric": metric,
             "value": v,
         }
         for seed, row in enumerate(values)
-        for n, v in zip((32, 64, 128, 256), row, strict=True)
+        for n, v in zip(lengths, row, strict=True)
     ]
 
 
+def _means(records, task, scheme, short, long):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    at = {n: [r["value"] for r in rows if r["eval_len"] == n] for n in (short, long)}
+    if not (at[short] and at[long]):  # no such length: this variant cannot match
+        raise ValueError("no records at that length")
+    return float(np.mean(at[short])), float(np.mean(at[long]))
+
+
+def _ratio(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    short, long = rows[0]["train_len"], max(r["eval_len"] for r in rows)
+    at_train, at_longest = _means(records, task, scheme, short, long)
+    return at_longest / at_train
+
+
+def _fixed_lengths(records, task, scheme):
+    at_32, at_256 = _means(records, task, scheme, 32, 256)
+    return at_256 - at_32
+
+
 _CASES = (
+    {  # other lengths, and a value at the training length that is not 1
+        "records": _records(
+            [[0.8, 0.7, 0.4, 0.3], [0.6, 0.5, 0.3, 0.2]], lengths=(16, 32, 256, 512)
+        ),
+        "task": "t",
+        "scheme": "s",
+    },
     {"records": _records([[1.0, 0.9, 0.7, 0.5]]), "task": "t", "scheme": "s"},
     {"records": _records([[1.0, 0.8, 0.6, 0.4], [0.9, 0.9, 0.9, 0.9]]), "task": "t", "scheme": "s"},
     {
@@ -75,6 +104,17 @@ q1 = FunctionExercise(
                 [r for r in records if r["seed"] == 0], task, scheme
             ),
         ),
+        Mistake(
+            "your gap is a ratio (value at the longest length / value at the training length); "
+            "the exercise asks for the difference of the two means.",
+            lambda records, task, scheme: _ratio(records, task, scheme),
+        ),
+        Mistake(
+            "your gap reads the lengths 256 and 32 by name: records can have other lengths. "
+            "Take the training length from r['train_len'] and the longest from "
+            "max(r['eval_len']).",
+            lambda records, task, scheme: _fixed_lengths(records, task, scheme),
+        ),
     ),
     success="Use it on the study's records: which scheme has the smallest gap on each task?",
 )
@@ -82,10 +122,12 @@ q1 = FunctionExercise(
 q2 = ChoiceExercise(
     name="flat_line",
     prompt=(
-        "ALiBi's lookback-3 accuracy is about the same at every length, but far below what the "
-        "other schemes reach at the training length. What does that flat line tell you? "
+        "After the study's 400 training steps, ALiBi's lookback-3 accuracy is about the same at "
+        "every length, but far below what the other schemes reach at the training length. What "
+        "does that flat line tell you? "
         "(a) ALiBi extrapolates this task perfectly; "
-        "(b) ALiBi never learnt the task, so there was nothing to lose at longer lengths; "
+        "(b) at this budget ALiBi had not learnt the task, so there was nothing to lose at "
+        "longer lengths; "
         "(c) the evaluation at long lengths is broken."
     ),
     hint_text="Compare its accuracy at the training length, 32, with the other schemes'.",
@@ -95,9 +137,10 @@ q2 = ChoiceExercise(
     options={
         "a": "Not quite: a flat line only means no loss. At the training length ALiBi already "
         "scores far below the schemes that solve the task, so there was nothing to keep.",
-        "b": "Right: flat is not the same as good. A monotone distance penalty makes copying "
-        "exactly 3 back hard to learn in the first place; 'extrapolates' only means something "
-        "for a model that solved the task at the training length.",
+        "b": "Right: flat is not the same as good. 'Extrapolates' only means something for a "
+        "model that solved the task at the training length, and at 400 steps ALiBi had not: it "
+        "was still learning (section 3 trains it 400 steps more, and its accuracy rises at "
+        "every length).",
         "c": "No: the same evaluation scores the other schemes at every length, and they solve "
         "the task at length 32. Look at ALiBi's value at the training length.",
     },
@@ -109,7 +152,8 @@ q3 = ChoiceExercise(
     prompt=(
         "Position interpolation divides every position by 4 so that a 128-token input spans the "
         "angles of 32 trained positions. Why can that hurt lookback-3 before any fine-tuning? "
-        "(a) the offset 3 becomes 0.75 in rotation angle, which the model never saw; "
+        "(a) a key 3 tokens back now gets the angles of offset 0.75, and the angles the model "
+        "learnt for 'offset 3' now belong to the key 12 tokens back; "
         "(b) interpolation changes the token embeddings; (c) it removes the causal mask."
     ),
     hint_text="RoPE scores depend on the difference of the (now divided) positions.",
@@ -117,9 +161,10 @@ q3 = ChoiceExercise(
     solution_code='answer_interpolation = "a"',
     answer_name="answer_interpolation",
     options={
-        "a": "Right: a query and key 3 tokens apart now differ by 0.75 positions, an offset the "
-        "model never saw, and the learnt 'exactly 3 back' fires at the key whose squeezed offset "
-        "is 3: about 12 tokens back (section 7 prints it). In this study 40 fine-tuning steps at "
+        "a": "Right: the problem is displacement, not unseen angles: a query and key 3 tokens "
+        "apart now differ by 0.75 positions, and the learnt 'exactly 3 back' fires at the key "
+        "whose divided offset is 3, 12 tokens back (section 7 prints where the head looks and "
+        "which token the model copies). In this study 40 fine-tuning steps at "
         "128 tokens did not undo that: interpolation stays near chance after them.",
         "b": "No: only the rotation angles of queries and keys change; the embeddings are the same.",
         "c": "No: the mask is untouched; only positions inside the rotation are divided.",
