@@ -35,7 +35,6 @@ import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 CHAPTERS = sorted(path.stem for path in NOTEBOOKS.glob("0[0-8]_*.ipynb"))
-BEING_REWRITTEN = {"07"}
 
 # chapter -> {prose number as written: why it need not be printed}
 EXEMPT = {
@@ -168,16 +167,7 @@ def unprinted(chapter):
     )
 
 
-def marks(chapter):
-    if chapter[:2] in BEING_REWRITTEN:
-        reason = "chapter 07 is being rewritten (issue 27); the lead removes this when merging"
-        return [pytest.mark.xfail(reason=reason, strict=False)]
-    return []
-
-
-@pytest.mark.parametrize(
-    "chapter", [pytest.param(chapter, marks=marks(chapter)) for chapter in CHAPTERS]
-)
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_decimal_number_in_the_prose_is_printed_by_the_notebook(chapter):
     missing = unprinted(chapter)
     assert not missing, (
