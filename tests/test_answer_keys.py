@@ -114,8 +114,9 @@ def _():
     alibi = [summary[("lookback-3", "alibi", n)][0] for n in (32, 64, 128, 256)]
     best = max(summary[("lookback-3", s, 32)][0] for s in ("sinusoidal", "learned", "rope"))
     assert max(alibi) - min(alibi) < 0.1  # flat ...
-    assert alibi[0] < best - 0.3  # ... at a level far below what the task allows
-    return "never learnt"
+    assert alibi[0] < best - 0.3  # ... at a level far below what the task allows (at 400 steps;
+    # tests/test_claims_ch06.py trains it 400 steps more and it keeps learning)
+    return "had not learnt"
 
 
 @evidence("interpolation")
