@@ -122,7 +122,9 @@ def _():
 @evidence("interpolation")
 def _():
     query, key = interpolate_positions([10.0, 7.0], 4.0)
-    return f"becomes {query - key}"
+    far_query, far_key = interpolate_positions([19.0, 7.0], 4.0)
+    assert far_query - far_key == 3.0  # the key 12 back now sits at the learnt offset 3
+    return f"offset {query - key}"
 
 
 @evidence("which_mode")
