@@ -653,15 +653,16 @@ def set_rope_arrows(arrows, q, k, q_rotated, k_rotated):
 
 
 # One look per scheme in every figure of chapters 6 to 8: its own colour (Okabe and Ito), marker and
-# line style, so no two schemes differ by one of them alone. T5 is black with a cross (its colour is
-# far from sinusoidal's orange); the learned table, often a single point, is drawn hollow.
+# line style, so no two schemes differ by one of them alone. T5 is black with a filled plus and dense
+# dashes (far from sinusoidal's orange, and unlike the grey dash-dotted floor lines with crosses);
+# the learned table, often a single point, is drawn hollow.
 SCHEME_STYLES = {
     "none": {"color": "#56B4E9", "marker": "o", "linestyle": ":"},
     "sinusoidal": {"color": "#E69F00", "marker": "s", "linestyle": "-"},
     "learned": {"color": "#009E73", "marker": "^", "linestyle": "--", "markerfacecolor": "none"},
     "rope": {"color": "#CC79A7", "marker": "D", "linestyle": "--"},
     "alibi": {"color": "#0072B2", "marker": "v", "linestyle": "-"},
-    "t5": {"color": "#000000", "marker": "X", "linestyle": "-."},
+    "t5": {"color": "#000000", "marker": "P", "linestyle": (0, (5, 1))},
 }
 
 
@@ -686,7 +687,7 @@ def scheme_style(scheme, n=0, *, n_points=None):
     --------
     >>> style = scheme_style("t5")
     >>> style["color"], style["marker"], style["linestyle"]
-    ('#000000', 'X', '-.')
+    ('#000000', 'P', (0, (5, 1)))
     >>> scheme_style("alibi", n_points=1024)["markevery"]
     85
     >>> len({(s["color"], s["marker"]) for s in map(scheme_style, SCHEME_STYLES)})
