@@ -6,6 +6,7 @@ Each test's name is the claim; its docstring starts with "07: " and paraphrases 
 `docs/claims.md` lists them (`python tools/claims.py` rewrites it)."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -151,15 +152,12 @@ def test_sinusoidal_breaks_at_once_and_keeps_climbing():
 
 
 def test_rope_loses_little_at_twice_the_length_then_collapses():
-    """07: RoPE loses only 0.29 bits at 128 and then collapses (5.21 at 1,024), ending
+    """07: RoPE loses only 0.289 bits at 128 and then collapses (5.21 at 1,024), ending
     worse than sinusoidal at 1,024 characters in every seed."""
-    assert f"{change(CHUNKS, 'rope', 128):.2f}" == "0.29" and change(CHUNKS, "rope", 128) < 0.5
+    assert f"{change(CHUNKS, 'rope', 128):.3f}" == "0.289" and change(CHUNKS, "rope", 128) < 0.5
     assert change(CHUNKS, "rope", 256) > 1
     assert f"{mean(CHUNKS, 'rope', 1024):.2f}" == "5.21"
-    worse = paired("rope", "sinusoidal", 1024) > 0
-    assert ("every seed" in "worse than sinusoidal at 1,024 characters in every seed") == bool(
-        worse.all()
-    )
+    assert np.all(paired("rope", "sinusoidal", 1024) > 0)
 
 
 def test_t5_holds_at_twice_the_length_and_then_climbs():
@@ -239,15 +237,51 @@ def test_converted_to_bits_per_word_our_sinusoidal_and_rope_break_far_harder():
     assert change(CHUNKS, "sinusoidal", 128) * CHARS_PER_WORD > 5 * paper_change("sinusoidal", 1)
 
 
-def test_alibis_gain_from_longer_chunks_has_the_papers_size_in_bits_per_word():
-    """07: ALiBi's gain on longer inputs is 0.13 bits per word here at its best and 0.11 in
-    the paper; at the training length ALiBi costs 18.17 bits per word here, 4.30 there."""
-    best = -min(change(CHUNKS, "alibi", n) for n in LONGER) * CHARS_PER_WORD
-    assert f"{best:.2f}" == "0.13"
-    assert f"{-paper_change('alibi', 3):.2f}" == "0.11"
-    assert abs(best + paper_change("alibi", 3)) < 0.05
+def test_alibis_small_gain_converts_to_the_papers_size_or_below_depending_on_the_counting():
+    """07: ALiBi costs 18.17 bits per white-space word at 64 (4.30 in the paper); counted as
+    WikiText-style tokens (punctuation apart, 4.11 characters each) it costs 11.18 bits per token and
+    its best gain from longer chunks is 0.078 bits per token, 0.127 per white-space word, against
+    the paper's 0.11: a closeness that depends on the counting."""
+    tokens = len(re.findall(r"\w+|[^\w\s]", SCORED))
+    per_token = len(SCORED) / tokens
+    gain = -min(change(CHUNKS, "alibi", n) for n in LONGER)
+    assert f"{per_token:.2f}" == "4.11" and f"{CHARS_PER_WORD:.2f}" == "6.68"
     assert f"{mean(CHUNKS, 'alibi', 64) * CHARS_PER_WORD:.2f}" == "18.17"
+    assert f"{mean(CHUNKS, 'alibi', 64) * per_token:.2f}" == "11.18"
+    assert f"{gain * per_token:.3f}" == "0.078" and f"{gain * CHARS_PER_WORD:.3f}" == "0.127"
+    assert f"{-paper_change('alibi', 3):.2f}" == "0.11"
+    assert gain * per_token < -paper_change("alibi", 3) < gain * CHARS_PER_WORD
     assert f"{math.log2(realtext.PAPER['alibi'][0]):.2f}" == "4.30"
+
+
+def test_our_t5_degrades_sooner_than_the_papers():
+    """07: the paper's T5 improves at twice its training length (-0.06 bits per word) and is a
+    little worse at about five times (+0.05); ours is worse already at twice (+0.26 bits per word,
+    in every seed) and far worse at four times (+1.87)."""
+    assert f"{paper_change('t5', 1):+.2f}" == "-0.06" and f"{paper_change('t5', 2):+.2f}" == "+0.05"
+    assert f"{change(CHUNKS, 't5', 128) * CHARS_PER_WORD:+.2f}" == "+0.26"
+    assert f"{change(CHUNKS, 't5', 256) * CHARS_PER_WORD:+.2f}" == "+1.87"
+    twice = [
+        per_seed("t5", 128, "nonoverlapping")[k] - per_seed("t5", 64, "nonoverlapping")[k]
+        for k in (0, 1, 2)
+    ]
+    assert all(d > 0 for d in twice)
+
+
+def test_the_mode_changes_the_middle_of_the_order_not_the_best_scheme():
+    """07: the evaluation mode changes how far behind the breaking schemes look and the middle of
+    the order, but in this sweep not the best scheme at any length."""
+    changed_middle = False
+    for n in realtext.EVAL_LENS:
+        orders = [
+            sorted(
+                (s for s in SCHEMES if summary[s, n] is not None), key=lambda s: mean(summary, s, n)
+            )
+            for summary in (CHUNKS, SLIDING)
+        ]
+        assert orders[0][0] == orders[1][0]
+        changed_middle |= orders[0] != orders[1]
+    assert changed_middle
 
 
 def test_the_order_of_what_each_scheme_loses_at_twice_the_length():
@@ -346,8 +380,7 @@ def test_the_mode_check_sliding_favours_alibi_and_chunks_favour_sinusoidal_at_12
     assert f"{mean(SLIDING, 'alibi', 128):.3f}" == "2.694"
     assert f"{mean(CHUNKS, 'alibi', 128):.3f}" == "2.703"
     chunks, sliding = per_seed("alibi", 128, "nonoverlapping"), per_seed("alibi", 128, "sliding")
-    k = sum(sliding[seed] < chunks[seed] for seed in chunks)
-    assert ("each of the three" in "lower in each of the three seeds") == (k == 3)
+    assert all(sliding[seed] < chunks[seed] for seed in chunks) and len(chunks) == 3
     assert ch07.q2.correct == "c" and ch07.q2.evaluate("c").passed
 
 

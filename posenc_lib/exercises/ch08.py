@@ -678,13 +678,13 @@ QUESTIONS = [
             "d": (
                 "Each character scored again in a chunk of 64, at a position the model trained "
                 "on, and the two scores subtracted",
-                "Right: the same character with the same text before it in its chunk of 64; "
-                "hard text costs in both chunks and cancels, so what is left is what the long "
-                "chunk adds (chapter 7, section 7).",
+                "Right: the same character, scored twice; hard text costs in both chunks and "
+                "cancels, so what is left is what the long chunk adds: the position and the "
+                "longer context together (chapter 7, section 7).",
             ),
         },
         "d",
-        "Which comparison keeps the text fixed and changes only the position?",
+        "Which comparison holds the scored character and its text fixed?",
     ),
     # -- chapter 08: putting it together ---------------------------------------------------------
     _question(
@@ -706,7 +706,7 @@ QUESTIONS = [
             ),
         },
         "b",
-        "Chapter 8's comparison table lists where each model's positions enter.",
+        "Which of these adds nothing to the token embeddings and works inside attention instead?",
     ),
     _question(
         "cost",
