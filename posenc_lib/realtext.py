@@ -818,10 +818,10 @@ def load_sweep(directory=None):
     Examples
     --------
     >>> records, curves = load_sweep()
-    >>> len(records)  # 18 models x (2 records at L + 4 at each of 2L, 4L, 8L, 16L)
-    324
-    >>> len(curves)  # 18 models x (L, 16L), but a learned table cannot run at 16L
-    33
+    >>> len(records)  # 18 models x (2 at L + 4 at each of 2L .. 16L), 9 variants x (1 + 2 x 4)
+    405
+    >>> len(curves)  # 27 models x (L, 16L), but a learned table cannot run at 16L
+    51
     >>> sorted(records[0])
     ['config', 'eval_len', 'metric', 'mode', 'region', 'scheme', 'seed', 'task', 'train_len',
      'value']
@@ -959,12 +959,12 @@ def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
     >>> print(results_table(load_sweep()[0]))
     bits per character, non-overlapping chunks, mean (min-max) over 3 seeds
     scheme                 L = 64         2L = 128         4L = 256         8L = 512       16L = 1024
-    none         3.50 (3.49-3.51) 3.61 (3.60-3.62) 3.71 (3.70-3.72) 3.78 (3.77-3.80) 3.85 (3.84-3.86)
-    sinusoidal   2.69 (2.65-2.70) 3.81 (3.78-3.83) 4.45 (4.43-4.46) 4.83 (4.76-4.88) 5.01 (4.93-5.07)
-    learned      2.80 (2.80-2.82)       cannot run       cannot run       cannot run       cannot run
-    rope         2.54 (2.50-2.58) 2.77 (2.75-2.78) 3.95 (3.89-4.00) 4.69 (4.62-4.76) 5.10 (5.01-5.23)
-    alibi        2.73 (2.72-2.75) 2.71 (2.69-2.73) 2.71 (2.69-2.73) 2.70 (2.69-2.73) 2.70 (2.69-2.73)
-    t5           2.51 (2.50-2.52) 2.54 (2.53-2.54) 2.76 (2.73-2.81) 3.18 (3.14-3.26) 3.72 (3.67-3.78)
+    none         3.46 (3.46-3.46) 3.58 (3.57-3.61) 3.70 (3.67-3.73) 3.79 (3.76-3.83) 3.86 (3.84-3.90)
+    sinusoidal   2.67 (2.64-2.70) 3.85 (3.83-3.88) 4.49 (4.43-4.52) 4.84 (4.77-4.89) 5.04 (5.00-5.07)
+    learned      2.76 (2.75-2.77)       cannot run       cannot run       cannot run       cannot run
+    rope         2.55 (2.54-2.57) 2.84 (2.78-2.88) 4.07 (4.03-4.14) 4.79 (4.76-4.85) 5.21 (5.18-5.26)
+    alibi        2.72 (2.71-2.73) 2.70 (2.69-2.71) 2.70 (2.69-2.71) 2.70 (2.69-2.71) 2.70 (2.69-2.71)
+    t5           2.51 (2.48-2.53) 2.55 (2.53-2.57) 2.79 (2.76-2.81) 3.29 (3.21-3.35) 3.87 (3.72-3.96)
     """
     summary = summarize(records, mode=mode, region=region)
     rows = select(records, mode=mode, region=None, config=CONFIG_NAME)
@@ -1103,7 +1103,14 @@ def report(records, out):
     use_house_style()
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained", sharey=True)
     for ax, mode in zip(axes, MODES, strict=True):
-        plot_results(records, mode=mode, region="all", axes=[ax], legend=mode == MODES[-1])
+        plot_results(
+            records,
+            config=CONFIG_NAME,
+            mode=mode,
+            region="all",
+            axes=[ax],
+            legend=mode == MODES[-1],
+        )
         ax.set_title(MODE_NAMES[mode])
     fig.savefig(out / "results.png", dpi=80)
     plt.close(fig)

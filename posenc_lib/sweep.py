@@ -666,7 +666,7 @@ def load_sweep_files(sweep, directory=None):
     --------
     >>> from posenc_lib import realtext
     >>> [len(rows) for rows in load_sweep_files(realtext.REALTEXT)]
-    [324, 33]
+    [405, 51]
     """
     directory = sweep.directory if directory is None else Path(directory)
     return tuple(load_records(directory / f"{name}.json") for name in sweep.files)
