@@ -36,7 +36,6 @@ from posenc_lib.model import (
     region_value,
     train,
 )
-from posenc_lib.pipeline import embed_token_ids
 from posenc_lib.rope import convention_permutation, rope_decay_bound
 from posenc_lib.sinusoidal import (
     distance_by_shift,
@@ -687,54 +686,3 @@ def test_the_extra_slopes_are_appended_unsorted_not_interleaved():
     slopes = alibi_slopes(12)
     assert np.allclose(slopes[:8], alibi_slopes(8))
     assert np.any(np.diff(slopes) > 0)  # not sorted: head 8 is steeper than head 7
-
-
-# -- chapter 08: putting it together -----------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def pipeline():
-    """Chapter 8's three tokens and one head of width 64 in d_model = 768."""
-    d_model = 768
-    tokens = embed_token_ids(np.array([1024, 8453, 291]), d_model) * np.sqrt(d_model)
-    rng = np.random.default_rng(0)
-    layer = [rng.normal(0, d_model**-0.5, size=(d_model, 64)) for _ in range(3)]
-    return tokens, layer
-
-
-def middle_change(tokens, layer, **options):
-    swapped = tokens[[2, 1, 0]]
-    before = self_attention(tokens, *layer, **options)[0][1]
-    return np.max(np.abs(before - self_attention(swapped, *layer, **options)[0][1]))
-
-
-def test_alibi_without_a_mask_cannot_tell_left_from_right(pipeline):
-    """08: swapping the outer tokens leaves the middle output unchanged without positions and with
-    ALiBi alone; with ALiBi and a causal mask it changes, and the mask alone (NoPE) changes it most."""
-    tokens, layer = pipeline
-    alibi = alibi_bias(3, 12)[0]
-    assert middle_change(tokens, layer) < ROUNDING
-    assert middle_change(tokens, layer, bias=alibi) < ROUNDING
-    masked = middle_change(tokens, layer, bias=alibi, mask=causal_mask(3))
-    nope = middle_change(tokens, layer, mask=causal_mask(3))
-    assert masked > 1 and nope > masked
-
-
-def test_added_and_rotated_positions_reach_the_middle_token(pipeline):
-    """08: sinusoidal, learned and RoPE positions make the change real."""
-    tokens, layer = pipeline
-    n = len(tokens)
-    added = {
-        "sinusoidal": sinusoidal_positions(n, 768),
-        "learned": LearnedPositions(1024, 768, rng=1)(n),
-    }
-    for positions in added.values():
-        swapped = tokens[[2, 1, 0]]
-        change = np.max(
-            np.abs(
-                self_attention(tokens + positions, *layer)[0][1]
-                - self_attention(swapped + positions, *layer)[0][1]
-            )
-        )
-        assert change > 0.01
-    assert middle_change(tokens, layer, rotate=apply_rope) > 0.01

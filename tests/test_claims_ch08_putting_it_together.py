@@ -9,8 +9,16 @@ Each test's name is the claim; its docstring starts with "08: " and paraphrases 
 import numpy as np
 import pytest
 
-from posenc_lib import alibi_bias, causal_mask, realtext, self_attention
+from posenc_lib import (
+    alibi_bias,
+    apply_rope,
+    causal_mask,
+    realtext,
+    self_attention,
+    sinusoidal_positions,
+)
 from posenc_lib.experiments import DEFAULT_CONFIG, load_study, select, summarize
+from posenc_lib.learned import LearnedPositions
 from posenc_lib.pipeline import embed_token_ids
 from posenc_lib.t5 import T5RelativeBias, t5_buckets
 from posenc_lib.tasks import TASKS, chance_level
@@ -199,3 +207,35 @@ def test_sinusoidal_and_rope_degrade_past_the_training_length_everywhere():
             )
             assert np.mean([r["value"] for r in after]) < np.mean([r["value"] for r in before])
         assert np.all(text_change(scheme) > 1)
+
+
+def test_alibi_without_a_mask_cannot_tell_left_from_right(pipeline):
+    """08: swapping the outer tokens leaves the middle output unchanged without positions and with
+    ALiBi alone; with ALiBi and a causal mask it changes, and the mask alone (NoPE) changes it most."""
+    tokens, layer = pipeline
+    alibi = alibi_bias(3, 12)[0]
+    assert middle_change(tokens, layer) < ROUNDING
+    assert middle_change(tokens, layer, bias=alibi) < ROUNDING
+    masked = middle_change(tokens, layer, bias=alibi, mask=causal_mask(3))
+    nope = middle_change(tokens, layer, mask=causal_mask(3))
+    assert masked > 1 and nope > masked
+
+
+def test_added_and_rotated_positions_reach_the_middle_token(pipeline):
+    """08: sinusoidal, learned and RoPE positions make the change real."""
+    tokens, layer = pipeline
+    n = len(tokens)
+    added = {
+        "sinusoidal": sinusoidal_positions(n, 768),
+        "learned": LearnedPositions(1024, 768, rng=1)(n),
+    }
+    for positions in added.values():
+        swapped = tokens[[2, 1, 0]]
+        change = np.max(
+            np.abs(
+                self_attention(tokens + positions, *layer)[0][1]
+                - self_attention(swapped + positions, *layer)[0][1]
+            )
+        )
+        assert change > 0.01
+    assert middle_change(tokens, layer, rotate=apply_rope) > 0.01
