@@ -516,10 +516,11 @@ def live_tables(results):
                 if after and any(n in after for n in before)
                 else ""
             )
-            + ". Median (min-max) over n presses, one at a time.",
+            + ". Median (min-max) over n presses, one at a time; beside each, the 1-minute load "
+            "average (2 cores) and the time of its measurement.",
             "",
-            "| widget control | before | after |",
-            "|---|---|---|",
+            "| widget control | before | load, when | after | load, when |",
+            "|---|---|---|---|---|",
         ]
         live = (
             "HelloSlider",
@@ -531,10 +532,16 @@ def live_tables(results):
             "AttentionInspector",
         )
         names = list(before) + [n for n in (after or {}) if n not in before and n.startswith(live)]
+
+        def when(e):
+            return f"{e['load_average']}, {e['date'][11:16]}" if e.get("load_average") else "-"
+
         for name in names:
             b = cell(before[name]["key_to_painted_ms"]) if name in before else "-"
             a = cell(after[name]["key_to_painted_ms"]) if after and name in after else "-"
-            lines.append(f"| {name} | {b} | {a} |")
+            b_when = when(before[name]) if name in before else "-"
+            a_when = when(after[name]) if after and name in after else "-"
+            lines.append(f"| {name} | {b} | {b_when} | {a} | {a_when} |")
     live = results.get("site_live_key_to_painted_ms")
     if live:
         lines += [
