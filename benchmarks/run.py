@@ -389,8 +389,8 @@ def browser_table(latency):
         + f"{load}). Inside the page: `performance.now()` at keydown, when a MutationObserver "
         "sees the widget image's src change (kernel step, websocket round trip, widget update), and "
         "when `img.decode()` and two animation frames have passed (decoded and painted). For the "
-        "explorers drawn in the page (chapters 00, 02, 04, 05: HelloSlider, SinusoidalExplorer, "
-        "RopeExplorer, AlibiExplorer) the new frame is the canvas redrawn (its data-frame "
+        "explorers drawn in the page (every chapter's since issue 29; before it chapters 00, 02, "
+        "04, 05: HelloSlider, SinusoidalExplorer, RopeExplorer, AlibiExplorer) the new frame is the canvas redrawn (its data-frame "
         "attribute), with no kernel step and nothing to decode. "
         "Median (min-max) over n key presses, one at a time.",
         "",
@@ -410,8 +410,12 @@ def fold_browser_latency(results, path):
     results.pop("browser_slider_to_image_ms", None)  # the earlier polling measurement
     latency = browser_latency(path)
     if latency:
-        # A run of some chapters keeps the others' earlier records (each row has its date).
-        latency = {**(results.get("browser_key_to_image_ms") or {}), **latency}
+        # A run of some chapters keeps the others' earlier records (each row has its date); a
+        # chapter measured again loses its earlier rows (a control renamed leaves none behind).
+        fresh = {entry["notebook"] for entry in latency.values()}
+        earlier = results.get("browser_key_to_image_ms") or {}
+        kept = {n: e for n, e in earlier.items() if e.get("notebook") not in fresh}
+        latency = {**kept, **latency}
         latency = dict(sorted(latency.items(), key=lambda item: item[1]["notebook"]))
         results["browser_key_to_image_ms"] = latency
         results["lab_key_to_painted_ms"] = latency
@@ -498,21 +502,46 @@ def live_tables(results):
             "## JupyterLab explorers before and after issue 29 (key press to painted, ms)",
             "",
             "Before: the kernel drew each frame (matplotlib, a PNG in an ipywidgets Image), "
-            f"measured {sorted({e['date'] for e in before.values()})[0]} (1-minute load average "
+            f"measured {sorted({e['date'] for e in before.values()})[0]} to "
+            f"{sorted({e['date'] for e in before.values()})[-1]} (1-minute load average "
             f"{min(e['load_average'] for e in before.values())}-"
             f"{max(e['load_average'] for e in before.values())}). After: explorers.js draws the "
-            "canvas in the page (chapters 00, 02, 04, 05). Median (min-max) over n presses, one "
-            "at a time.",
+            "canvas in the page: chapters 00, 02, 04 and 05 compute it there, chapters 01, 03 and "
+            "06 draw the numbers the kernel sent for every state their controls reach"
+            + (
+                f" (after: {sorted({after[n]['date'] for n in before if n in after})[0]} to "
+                f"{sorted({after[n]['date'] for n in before if n in after})[-1]}, 1-minute load "
+                f"average {min(after[n]['load_average'] or 0 for n in before if n in after)}-"
+                f"{max(after[n]['load_average'] or 0 for n in before if n in after)})"
+                if after and any(n in after for n in before)
+                else ""
+            )
+            + ". Median (min-max) over n presses, one at a time; beside each, the 1-minute load "
+            "average (2 cores) and the time of its measurement.",
             "",
-            "| widget control | before | after |",
-            "|---|---|---|",
+            "| widget control | before | load, when | after | load, when |",
+            "|---|---|---|---|---|",
         ]
-        live = ("HelloSlider", "SinusoidalExplorer", "RopeExplorer", "AlibiExplorer")
+        live = (
+            "HelloSlider",
+            "SinusoidalExplorer",
+            "RopeExplorer",
+            "AlibiExplorer",
+            "OrderExplorer",
+            "FrameSlider",
+            "AttentionInspector",
+        )
         names = list(before) + [n for n in (after or {}) if n not in before and n.startswith(live)]
+
+        def when(e):
+            return f"{e['load_average']}, {e['date'][11:16]}" if e.get("load_average") else "-"
+
         for name in names:
             b = cell(before[name]["key_to_painted_ms"]) if name in before else "-"
             a = cell(after[name]["key_to_painted_ms"]) if after and name in after else "-"
-            lines.append(f"| {name} | {b} | {a} |")
+            b_when = when(before[name]) if name in before else "-"
+            a_when = when(after[name]) if after and name in after else "-"
+            lines.append(f"| {name} | {b} | {b_when} | {a} | {a_when} |")
     live = results.get("site_live_key_to_painted_ms")
     if live:
         lines += [

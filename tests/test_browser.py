@@ -7,7 +7,9 @@ Also: 00_start_here's links to the chapters resolve.
 Key-press-to-image latency is measured inside the page, not by polling from Python (which adds
 its own round trips): a keydown listener and a MutationObserver on the widget's <img> record
 performance.now() at the key press, at the image's src change, and once the new image has been
-decoded and painted (img.decode() then two animation frames). The per-press records are written
+decoded and painted (img.decode() then two animation frames). Every chapter's explorer is now
+drawn in the page by posenc_lib/widgets/explorers.js: its canvas is timed the same way
+(LIVE_PROBE: the explorer's data-frame attribute, then two animation frames). The per-press records are written
 to tests/artifacts/browser/latency.json for `make bench`; timings are reported, never asserted.
 
 Skips when Chromium is missing, unless POSENC_REQUIRE_BROWSER=1 (CI), where that is a failure.
@@ -357,19 +359,40 @@ def widget_controls(image, name):
     return controls
 
 
-# The explorers drawn in the browser by posenc_lib/widgets/explorers.js (a canvas, no kernel step).
-LIVE_WIDGETS = {"HelloSlider", "SinusoidalExplorer", "RopeExplorer", "AlibiExplorer"}
+# The explorers drawn in the browser by posenc_lib/widgets/explorers.js (a canvas, no kernel step):
+# chapters 00, 02, 04, 05 compute in the page, chapters 01, 03, 06 draw the numbers the kernel sent
+# for every state their controls reach.
+LIVE_WIDGETS = {
+    "HelloSlider",
+    "SinusoidalExplorer",
+    "RopeExplorer",
+    "AlibiExplorer",
+    "OrderExplorer",
+    "FrameSlider",
+    "AttentionInspector",
+}
 
 
 def live_controls(explorer):
-    """A live explorer's sliders: (label, the range input, keys that move it) each."""
+    """A live explorer's keyboard controls: (label, the input, keys that change it) each.
+
+    Sliders step with the arrow keys, number fields (chapters 03, 06) with up and down, and
+    checkboxes (chapter 01) toggle with Space ("... checkbox", as the rows before issue 29 were
+    named).
+    """
     controls = []
-    for slider in explorer.locator("input[type=range]").all():
-        label = slider.evaluate("el => el.labels[0].textContent")
-        at_max = slider.evaluate("el => Number(el.value) === Number(el.max)")
-        controls.append(
-            (label, slider, ["ArrowLeft", "ArrowRight"] if at_max else ["ArrowRight", "ArrowLeft"])
-        )
+    for control in explorer.locator(
+        "input[type=range], input[type=number]:not([id$=-field]), input[type=checkbox]"
+    ).all():
+        label, kind = control.evaluate("el => [el.labels[0].textContent, el.type]")
+        if kind == "checkbox":
+            controls.append((f"{label} checkbox", control, ["Space"]))
+        elif kind == "number":
+            controls.append((label, control, number_keys(control)))
+        else:
+            at_max = control.evaluate("el => Number(el.value) === Number(el.max)")
+            keys = ["ArrowLeft", "ArrowRight"] if at_max else ["ArrowRight", "ArrowLeft"]
+            controls.append((label, control, keys))
     return controls
 
 
@@ -523,7 +546,7 @@ def check_live_explorer(page, browser, name, widget):
     assert canvas.evaluate("c => c.width") >= round(width) >= 200, f"{name}: canvas size"
     before = live_state(explorer)
     controls = live_controls(explorer)
-    assert controls, f"{name}: no slider in the explorer"
+    assert controls, f"{name}: no keyboard control in the explorer"
     for label, control, keys in controls:
         records = time_key_presses(page, explorer, control, keys, probe=LIVE_PROBE)
         save_latency(
@@ -533,11 +556,30 @@ def check_live_explorer(page, browser, name, widget):
         assert len(records) == PRESSES and all(r["t_painted"] is not None for r in records), label
         assert all(r["changes"] >= 1 for r in records), f"{name}, {label}: a press drew nothing"
     after = live_state(explorer)
+    # a new frame, a new drawing, and a text alternative that says what the new drawing shows
     assert after[0] != before[0] and after[1] != before[1] and after[2] != before[2]
     slider = controls[0][1]
-    track, old = slider.bounding_box(), slider.input_value()
-    page.mouse.click(track["x"] + 0.8 * track["width"], track["y"] + track["height"] / 2)
-    assert slider.input_value() != old, f"{name}: a click on the slider's track moved nothing"
+    if slider.evaluate("el => el.type") == "range":
+        track, old = slider.bounding_box(), slider.input_value()
+        page.mouse.click(track["x"] + 0.8 * track["width"], track["y"] + track["height"] / 2)
+        assert slider.input_value() != old, f"{name}: a click on the slider's track moved nothing"
+    if name.startswith("06"):
+        # a kernel control: the model runs again, and the view draws the weights it sends
+        length = widget_area(explorer).get_by_label("length").first
+        old = explorer.evaluate("root => root.querySelector('canvas').getAttribute('aria-label')")
+        length.select_option(label="32")
+        page.wait_for_function(
+            """([root, old]) => {
+                const alt = root.querySelector("canvas").getAttribute("aria-label");
+                return alt !== old && alt.includes("of length 32: a 32 by 32 heatmap");
+            }""",
+            arg=[explorer.element_handle(), old],
+            timeout=60_000,
+        )
+    if name[:2] in ACCESSIBLE_CHAPTERS:  # the whole output: the kernel widgets and the view
+        result = axe_on(page, widget_area(explorer))
+        assert result["checked"] > 0
+        assert result["violations"] == [], f"{name}: {result['violations']}"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name.removesuffix('.ipynb')}.png"))
 

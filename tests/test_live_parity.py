@@ -1,7 +1,10 @@
 """The browser's explorers compute what posenc_lib computes.
 
 posenc_lib/widgets/explorers.js draws chapters 00, 02, 04 and 05's explorers in JupyterLab, Colab
-and on the website with its own JavaScript math. Here headless Chromium imports that module from a
+and on the website with its own JavaScript math, and chapters 01, 03 and 06's in JupyterLab and
+Colab from the numbers the kernel sends: for those, every state the page can reach without the
+kernel draws the Python figure's numbers, status line and text alternative, coloured with
+matplotlib's own colours (value to colour exactly as ``imshow`` maps it). Here headless Chromium imports that module from a
 server on 127.0.0.1, evaluates its `frame` at many control settings (every width and base, the ends
 of every range, every pair, head and band), and every number it would draw and every status line
 it would print is compared with the Python explorer's at the same setting: the matplotlib artists'
@@ -23,7 +26,10 @@ import pytest
 
 from posenc_lib.widgets import (
     AlibiExplorer,
+    AttentionInspector,
+    FrameSlider,
     HelloSlider,
+    OrderExplorer,
     RopeExplorer,
     SimilarityExplorer,
     SinusoidalExplorer,
@@ -73,6 +79,18 @@ def js_frames(browser):
                 [f"{base}/explorers.js", cases],
             )
 
+        def colors(cases):
+            """[(colors, vmin, vmax, values), ...] -> the RGBA bytes the module paints."""
+            return page.evaluate(
+                """async ([url, cases]) => {
+                    const module = await import(url);
+                    return cases.map(([colors, vmin, vmax, values]) =>
+                        Array.from(module.heatmapColors(colors, vmin, vmax, values)));
+                }""",
+                [f"{base}/explorers.js", cases],
+            )
+
+        frames.colors = colors
         yield frames
         page.close()
         assert errors == []
@@ -86,8 +104,14 @@ def close(js, py, what):
 
 
 def case(explorer):
+    """The module's arguments, as the view holds them: the spec, with what the kernel sent in
+    ``data`` (float64 bytes as lists of numbers: one number each, NaN kept)."""
     view = explorer.view
-    return [view.kind, view.spec, dict(view.values)]
+    data = {
+        k: np.frombuffer(v, dtype="<f8").tolist() if isinstance(v, bytes) else v
+        for k, v in view.data.items()
+    }
+    return [view.kind, {**view.spec, **data}, dict(view.values)]
 
 
 def test_the_clock_hand_turns_as_in_python(js_frames):
@@ -197,6 +221,115 @@ def test_the_alibi_bias_and_weights_match_self_attention(js_frames, arguments):
         close(frame["bias"], bias, f"bias at {status}")
         close(frame["plain"], plain, f"weights without ALiBi at {status}")
         close(frame["biased"], biased, f"weights with ALiBi at {status}")
+
+
+def test_the_order_explorer_draws_the_kernels_numbers_at_every_setting(js_frames):
+    rng = np.random.default_rng(0)
+    explorer = OrderExplorer(*(rng.normal(0, 0.7, size=(8, 8)) for _ in range(3)))
+    cases, expected = [], []
+    for sentence_b in ("the man bit the dog .", "a dog bit a man", "the dog bit the man ."):
+        explorer.text_b.value = sentence_b
+        for positions, causal in itertools.product((False, True), repeat=2):
+            explorer.positions.value, explorer.causal.value = positions, causal
+            cases.append(case(explorer))
+            image_a, image_b, bars_a, bars_b = explorer.artists
+            expected.append(
+                (
+                    explorer.status.value,
+                    explorer.live.image.tooltip,
+                    image_a.get_array(),
+                    image_b.get_array(),
+                    [bar.get_height() for bar in bars_a],
+                    [bar.get_height() for bar in bars_b],
+                )
+            )
+    for frame, (status, alt, a, b, pooled_a, pooled_b) in zip(
+        js_frames(cases), expected, strict=True
+    ):
+        assert frame["status"] == status and frame["alt"] == alt
+        close(frame["weights_a"], a, f"weights of A at {status}")
+        close(frame["weights_b"], b, f"weights of B at {status}")
+        close(frame["pooled_a"], pooled_a, f"vector A at {status}")
+        close(frame["pooled_b"], pooled_b, f"vector B at {status}")
+
+
+def test_the_frame_slider_draws_every_frame_with_its_title_and_text(js_frames):
+    rng = np.random.default_rng(1)
+    frames = {step: np.tanh(rng.normal(size=(7, 5))) for step in range(0, 60, 10)}
+    frames[20][2, 3] = 1.0  # the top of the colour range
+    explorer = FrameSlider(frames, cmap="RdBu", vmin=-1, vmax=1, colorbar="cosine similarity")
+    cases, expected = [], []
+    for n in (0, 1, 2, 5, 3):
+        explorer.frame.value = n
+        cases.append(case(explorer))
+        expected.append(
+            (explorer.image.get_array(), explorer.caption.get_text(), explorer.live.image.tooltip)
+        )
+    for frame, (matrix, title, alt) in zip(js_frames(cases), expected, strict=True):
+        assert frame["title"] == title and frame["alt"] == alt
+        assert (frame["rows"], frame["cols"]) == (7, 5)
+        close(frame["matrix"], np.ma.filled(matrix, np.nan), f"frame {title}")
+
+
+def test_the_attention_inspector_draws_every_head_at_every_length(js_frames):
+    from posenc_lib.model import ModelConfig, train
+    from posenc_lib.tasks import TASKS
+
+    models = {
+        ("lookback-3", scheme, 0): train(
+            ModelConfig(vocab_size=16, scheme=scheme, d_model=8, n_heads=2, max_len=8),
+            TASKS["lookback-3"](),
+            steps=2,
+            length=8,
+            progress=False,
+        )
+        for scheme in ("learned", "alibi")
+    }
+    explorer = AttentionInspector(models, TASKS, lengths=(8, 16))
+    cases, expected = [], []
+    for scheme, length, head in itertools.product(("learned", "alibi"), (8, 16), (0, 1)):
+        explorer.scheme.value, explorer.length.value, explorer.head.value = scheme, length, head
+        cases.append(case(explorer))
+        expected.append(
+            (
+                explorer.status.value,
+                explorer.live.image.tooltip,
+                explorer.ax.get_title(),
+                explorer.image.get_array(),
+            )
+        )
+    assert any(status.startswith("cannot run") for status, *_ in expected)  # learned at 16
+    for frame, (status, alt, title, matrix) in zip(js_frames(cases), expected, strict=True):
+        assert (frame["status"], frame["alt"], frame["title"]) == (status, alt, title)
+        close(frame["matrix"], np.ma.filled(matrix, np.nan), f"weights at {alt}")
+
+
+@pytest.mark.parametrize(
+    ("cmap", "vmin", "vmax"), [("viridis", 0.0, 1.0), ("RdBu", -1.0, 1.0), ("cividis", -0.3, 2.5)]
+)
+def test_the_heatmap_colours_are_matplotlibs(js_frames, cmap, vmin, vmax):
+    """Every value, at and between the colour bins' edges, below and above the range, NaN."""
+    import matplotlib
+    from matplotlib.colors import Normalize
+
+    from posenc_lib.widgets._front import colormap_colors
+
+    edges = vmin + (vmax - vmin) * np.arange(257) / 256
+    rng = np.random.default_rng(2)
+    values = np.concatenate(
+        [
+            edges,
+            np.nextafter(edges, -np.inf),
+            np.nextafter(edges, np.inf),
+            rng.uniform(vmin - 0.5, vmax + 0.5, 2000),
+            [vmin - 10, vmax + 10, np.nan],
+        ]
+    )
+    (painted,) = js_frames.colors([[colormap_colors(cmap), vmin, vmax, values.tolist()]])
+    painted = np.array(painted).reshape(-1, 4)
+    expected = matplotlib.colormaps[cmap](Normalize(vmin, vmax)(values), bytes=True)
+    expected[np.isnan(values)] = 0  # matplotlib's "bad" colour: transparent, the canvas white
+    np.testing.assert_array_equal(painted, expected)
 
 
 def test_a_wrong_number_in_the_browser_would_fail_the_comparison():

@@ -47,6 +47,7 @@ VALID = {
         "title": "step {key}",
         "label": "step",
         "alt": "Heatmap, {title}",
+        "colorbar": "value",
     },
     "RopeExplorer": {"d": 4, "base": 100.0, "seed": 1, "max_offset": 10},
     "AlibiExplorer": {"seq_len": 4, "n_heads": 2, "d_k": 2, "seed": 1},
@@ -69,6 +70,7 @@ WIDGET_STRINGS = ANY_STRING | {
     ("FrameSlider", "title"),
     ("FrameSlider", "label"),
     ("FrameSlider", "alt"),
+    ("FrameSlider", "colorbar"),
     ("slider", "description"),
 }
 

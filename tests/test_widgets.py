@@ -370,7 +370,11 @@ def test_every_explorer_with_a_figure_and_a_status_line_offers_snapshot_at_over_
             if isinstance(w.box, LiveView):  # drawn in the browser: its controls are its values
                 assert set(w._controls()) == set(w.box.values), name
                 continue
-            controls = {id(c) for c in w._controls().values()}
+            # a kernel widget box around a view (chapters 01, 06): the view draws the controls
+            # that step through what the kernel sent, the box holds the others
+            drawn = set(w.view.values) if hasattr(w, "view") else set()
+            assert drawn <= set(w._controls()), name
+            controls = {id(c) for n, c in w._controls().items() if n not in drawn}
             assert controls == {id(c) for c in value_widgets(w.box)}, name
         else:
             assert not isinstance(w, StatusExplorer), name
@@ -442,7 +446,10 @@ def test_every_control_has_a_name_and_none_is_an_unnamed_slider(name):
 
     explorer = ACCESSIBLE[name]()
     controls = list(_controls_in(explorer.box))
-    assert controls
+    # the view's controls (checkboxes, number fields) are drawn in the page with a <label> each;
+    # tests/test_browser.py checks their names there
+    assert controls or explorer.view.values
+    assert explorer.view.description.strip()
     for control in controls:
         assert control.description.strip(), f"{name}: {type(control).__name__} has no name"
         # a slider's handle cannot take its label's name in JupyterLab: none in these explorers
@@ -450,14 +457,16 @@ def test_every_control_has_a_name_and_none_is_an_unnamed_slider(name):
 
 
 @pytest.mark.parametrize("name", sorted(ACCESSIBLE))
-def test_the_image_is_drawn_at_twice_the_size_it_is_shown(name):
+def test_the_static_frame_is_drawn_at_twice_the_size_it_is_shown(name):
+    """The matplotlib figure, for the static twins: sharp at 2x, committed at its shown size.
+    The live canvas has the screen's own pixel density (tests/test_browser.py)."""
     from PIL import Image
 
     live = ACCESSIBLE[name]().live
     frame = Image.open(io.BytesIO(bytes(live.image.value)))
     assert frame.size == (2 * live.shown_size[0], 2 * live.shown_size[1])
-    assert live.image.layout.width == f"{live.shown_size[0]}px"
-    assert live.image.layout.max_width == "100%" and live.image.layout.height == "auto"
+    snapshot = Image.open(io.BytesIO(live.snapshot().data))
+    assert snapshot.size == live.shown_size
 
 
 def test_the_order_explorers_text_alternative_follows_the_sentences_and_the_mask():
@@ -500,3 +509,89 @@ def test_every_scheme_has_one_look_of_its_own_in_every_figure():
     styles = [scheme_style(s) for s in SCHEMES]
     assert len({s["color"] for s in styles}) == len({s["marker"] for s in styles}) == len(SCHEMES)
     assert scheme_style("t5")["color"] != scheme_style("sinusoidal")["color"]
+
+
+# -- chapters 01, 03 and 06: the kernel sends numbers, the page draws them ------------------------
+
+
+def _floats(raw, shape):
+    return np.frombuffer(raw, dtype="<f8").reshape(shape)
+
+
+@pytest.mark.parametrize("name", sorted(ACCESSIBLE))
+def test_the_kernel_drawn_explorers_are_drawn_in_the_page_but_not_on_the_website(name):
+    from posenc_lib.widgets._front import MIME, LiveView
+
+    explorer = ACCESSIBLE[name]()
+    assert isinstance(explorer.view, LiveView) and explorer.view.kind == name
+    assert explorer.view.site is False
+    bundle = explorer.view._repr_mimebundle_()
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert MIME not in data  # the website keeps the static twin (tools/sitetools.py)
+    assert len(explorer.view.spec["colors"]) == 256
+
+
+def test_the_order_explorer_sends_every_checkbox_setting_for_the_sentences_typed():
+    from posenc_lib.word_order import compare_orders
+
+    w = np.random.default_rng(0).normal(0, 0.7, size=(3, 8, 8))
+    explorer = OrderExplorer(*w)
+    for positions in (False, True):
+        for causal in (False, True):
+            explorer.view.values = {"positions": positions, "causal": causal}  # as the page sends
+            assert (explorer.positions.value, explorer.causal.value) == (positions, causal)
+            state = explorer.view.data["states"][f"{int(positions)}{int(causal)}"]
+            c = compare_orders(
+                "the dog bit the man .",
+                "the man bit the dog .",
+                *w,
+                positions=positions,
+                causal=causal,
+            )
+            np.testing.assert_array_equal(state["weights_a"], c.weights_a)
+            np.testing.assert_array_equal(state["weights_b"], c.weights_b)
+            np.testing.assert_array_equal(state["pooled_a"], c.pooled_a)
+            np.testing.assert_array_equal(state["pooled_b"], c.pooled_b)
+            assert state["status"] == explorer.status.value
+            assert state["alt"] == explorer.live.image.tooltip
+    sent = explorer.view.data
+    explorer.causal.value = False  # a tick needs nothing new from the kernel
+    assert explorer.view.data is sent and explorer.view.values["causal"] is False
+    explorer.text_b.value = "a b c"  # new words: the kernel sends the four settings again
+    assert explorer.view.data["words_b"] == ["a", "b", "c"]
+    shown = f"{int(explorer.positions.value)}{int(explorer.causal.value)}"
+    assert explorer.view.data["states"][shown]["status"] == explorer.status.value
+
+
+def test_the_frame_slider_sends_every_frame_once_and_follows_the_view():
+    explorer = _frame_slider()
+    frames = _floats(explorer.view.data["frames"], (2, 6, 6))
+    np.testing.assert_array_equal(frames, [explorer.frames[0], explorer.frames[10]])
+    spec = explorer.view.spec
+    assert (spec["vmin"], spec["vmax"], spec["xlabel"], spec["ylabel"]) == (
+        -1.0,
+        1.0,
+        "position",
+        "position",
+    )
+    assert spec["titles"] == ["step 0", "step 10"] and spec["label"] == "step (0-1)"
+    explorer.view.values = {"frame": 1}
+    assert explorer.frame.value == 1 and explorer.caption.get_text() == "step 10"
+    assert spec["texts"][1] == explorer.live.image.tooltip
+    explorer.frame.value = 0
+    assert explorer.view.values == {"frame": 0}
+
+
+def test_the_attention_inspector_sends_every_head_for_the_model_run():
+    explorer = _attention_inspector()
+    data = explorer.view.data
+    assert data["n"] == 16 and data["status"] == explorer.status.value
+    np.testing.assert_array_equal(_floats(data["maps"], (2, 16, 16)), explorer.maps[0][0])
+    for head in (1, 0):
+        explorer.view.values = {"head": head}
+        assert explorer.head.value == head
+        assert data["texts"][head] == explorer.live.image.tooltip
+        np.testing.assert_array_equal(explorer.image.get_array(), explorer.maps[0][0, head])
+    explorer.length.value = 8  # the kernel runs the model again and sends the new weights
+    assert explorer.view.data["n"] == 8
+    assert explorer.view.data["title"] == explorer.ax.get_title()

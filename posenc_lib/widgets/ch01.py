@@ -7,6 +7,7 @@ from .. import plots
 from .._checks import check_array, check_bool, check_int, check_weights, short
 from ..display import format_difference
 from ..word_order import OrderComparison, compare_orders, split_words
+from ._front import LiveView, colormap_colors, connect
 from ._live import LiveFigure, StatusExplorer
 
 
@@ -150,6 +151,13 @@ class OrderExplorer(StatusExplorer):
     Type them (or shuffle the first), toggle positions and the causal mask, and watch both
     attention patterns and the two sentence vectors.
 
+    The checkboxes, the figure and the status line are drawn in the browser (`LiveView`,
+    explorers.js): for the sentences typed, the kernel runs the layer under all four settings of
+    the two checkboxes and sends the weights, the sentence vectors, the status lines and the text
+    alternatives, so a tick redraws in the page without waiting for it. The sentences and the
+    shuffle button stay kernel widgets (new words need the kernel). ``positions``, ``causal``,
+    ``status`` and the matplotlib figure (``live``) follow the view.
+
     Parameters
     ----------
     w_q, w_k, w_v : array_like, shape (d_model, width)
@@ -192,7 +200,7 @@ class OrderExplorer(StatusExplorer):
         self.positions = widgets.Checkbox(value=False, description="add sinusoidal positions")
         self.causal = widgets.Checkbox(value=False, description="causal mask")
         self.status = widgets.Label()
-        self.live = LiveFigure(figsize=(10, 3.4))
+        self.live = LiveFigure(figsize=(10, 3.4), widget=False)
         axes = self.live.fig.subplots(1, 3, width_ratios=[1, 1, 1.4])
         self.artists = draw_order_comparison(axes, self.compare())
         self.live.fig.colorbar(self.artists[1], ax=axes[:2], label="attention weight", shrink=0.8)
@@ -200,28 +208,54 @@ class OrderExplorer(StatusExplorer):
         image_a, image_b, bars_a, bars_b = self.artists
         self.live.animate(image_a, image_b, *bars_a, *bars_b)
         self.shown_words = None
+        # Drawn in the browser (explorers.js): the two checkboxes, the figure and the status
+        # line, from the four settings' numbers that update() sends for the current sentences.
+        self.view = LiveView(
+            kind="order",
+            spec={"colors": colormap_colors(self.artists[0].get_cmap())},
+            description="Two sentences through one attention layer: weights and sentence vectors",
+            site=False,
+        )
+        self.sent = None  # the sentences whose four settings the view holds
         for control in (self.text_a, self.text_b, self.positions, self.causal):
             control.observe(self.update, names="value")
         self.shuffle.on_click(self.shuffle_a)
         self.update()
-        self.box = widgets.VBox(
-            [
-                widgets.HBox([self.text_a, self.text_b, self.shuffle]),
-                widgets.HBox([self.positions, self.causal]),
-                self.live.image,
-                self.status,
-            ]
-        )
+        connect(self.view, {"positions": self.positions, "causal": self.causal})
+        self.box = widgets.VBox([widgets.HBox([self.text_a, self.text_b, self.shuffle]), self.view])
 
-    def compare(self):
-        """Run both sentences through the layer with the current settings."""
+    def compare(self, positions=None, causal=None):
+        """Run both sentences through the layer with the current settings (or those given)."""
         return compare_orders(
             self.text_a.value or ".",
             self.text_b.value or ".",
             *self.layer,
-            positions=self.positions.value,
-            causal=self.causal.value,
+            positions=self.positions.value if positions is None else positions,
+            causal=self.causal.value if causal is None else causal,
         )
+
+    def view_data(self):
+        """Return the view's numbers for the current sentences: every setting of both checkboxes.
+
+        Keyed ``"pc"``: p and c are 1 where positions are added and the mask applied.
+        """
+        states = {}
+        for positions in (False, True):
+            for causal in (False, True):
+                comparison = self.compare(positions, causal)
+                states[f"{int(positions)}{int(causal)}"] = {
+                    "weights_a": comparison.weights_a.tolist(),
+                    "weights_b": comparison.weights_b.tolist(),
+                    "pooled_a": comparison.pooled_a.tolist(),
+                    "pooled_b": comparison.pooled_b.tolist(),
+                    "status": describe_comparison(comparison),
+                    "alt": frame_text(comparison, positions, causal),
+                }
+        return {
+            "words_a": list(comparison.words_a),
+            "words_b": list(comparison.words_b),
+            "states": states,
+        }
 
     def shuffle_a(self, button=None):
         """Put a random shuffle of sentence A into B (the button's handler)."""
@@ -254,3 +288,7 @@ class OrderExplorer(StatusExplorer):
         self.status.value = describe_comparison(comparison)
         alt = frame_text(comparison, self.positions.value, self.causal.value)
         self.live.render(full=full, relayout=relayout, alt=alt)
+        sentences = (self.text_a.value, self.text_b.value)
+        if sentences != self.sent:
+            self.sent = sentences
+            self.view.data = self.view_data()

@@ -1,9 +1,11 @@
 """Chapter 3: step through snapshots of a trained table."""
 
 import ipywidgets as widgets
+import numpy as np
 
 from .. import plots
 from .._checks import check_array, short
+from ._front import LiveView, colormap_colors, connect, numbers_bytes
 from ._live import Explorer, LiveFigure
 
 
@@ -13,6 +15,10 @@ class FrameSlider(Explorer):
     For example a similarity matrix at several training steps: choosing a frame swaps the image's
     data, nothing else. The control is a number field, frame 0, 1, ... (arrow keys step through
     them): unlike a slider, its label names it for a screen reader.
+
+    The field, the heatmap and its colorbar are drawn in the browser (`LiveView`, explorers.js),
+    which gets every frame once, as numbers, with the colormap's colours: stepping never waits for
+    the kernel. ``frame`` and the matplotlib figure (``live``) follow the view in Python.
 
     Parameters
     ----------
@@ -27,6 +33,8 @@ class FrameSlider(Explorer):
         label), followed by the frame's size and color range: the image's text alternative.
     figsize : (float, float)
         Inches.
+    colorbar : bool or str
+        The colorbar's label (what the colours mean); True draws it without one.
     **heatmap_kw
         Passed on to `~posenc_lib.plots.heatmap` (vmin, vmax, cmap, labels...).
 
@@ -49,6 +57,7 @@ class FrameSlider(Explorer):
         label="step",
         alt="Heatmap, {title}",
         figsize=(5, 4.4),
+        colorbar=True,
         **heatmap_kw,
     ):
         func = "FrameSlider"
@@ -64,6 +73,10 @@ class FrameSlider(Explorer):
         for name, text in (("title", title), ("label", label), ("alt", alt)):
             if not isinstance(text, str):
                 raise TypeError(f"{func}: {name} must be a str, got {short(text)}")
+        if not isinstance(colorbar, bool | str):
+            raise TypeError(
+                f"{func}: colorbar must be True, False or a label, got {short(colorbar)}"
+            )
         keys = list(self.frames)
         self.title, self.alt = title, alt
         self.keys = keys
@@ -77,25 +90,59 @@ class FrameSlider(Explorer):
             continuous_update=True,
             style={"description_width": "initial"},
         )
-        self.live = LiveFigure(figsize=figsize)
+        self.live = LiveFigure(figsize=figsize, widget=False)
         self.ax = self.live.fig.add_subplot()
-        self.image = plots.heatmap(self.ax, self.frames[keys[0]], colorbar=True, **heatmap_kw)
+        self.image = plots.heatmap(self.ax, self.frames[keys[0]], colorbar=colorbar, **heatmap_kw)
         self.caption = self.ax.set_title(title.format(key=keys[0]))
         self.live.animate(self.image, self.caption)
         self.frame.observe(self.step, names="value")
         self.step()
-        self.box = widgets.VBox([self.frame, self.live.image])
+        # Drawn in the browser (explorers.js): every frame once, the colormap's colours and the
+        # colour limits matplotlib uses, each frame's title and text alternative.
+        self.view = LiveView(
+            kind="frames",
+            spec=self.view_spec(colorbar, heatmap_kw.get("labels")),
+            values={"frame": self.frame.value},
+            description=f"Heatmaps, one per {label}: choose one with the {label} field",
+            data={"frames": numbers_bytes(np.stack([self.frames[k] for k in keys]))},
+            site=False,
+        )
+        connect(self.view, {"frame": self.frame})
+        self.box = self.view
 
-    def frame_text(self):
-        """Say in words what the current frame shows (the image's text alternative)."""
-        key = self.keys[self.frame.value]
+    def view_spec(self, colorbar=True, tokens=None):
+        """Return what the browser's view keeps fixed: the control, axes, colours and texts."""
+        rows, cols = self.frames[self.keys[0]].shape
+        low, high = self.image.get_clim()
+        return {
+            "label": self.frame.description,
+            "count": len(self.keys),
+            "rows": rows,
+            "cols": cols,
+            "titles": [self.title.format(key=k) for k in self.keys],
+            "texts": [self._text(n, (low, high)) for n in range(len(self.keys))],
+            "colors": colormap_colors(self.image.get_cmap()),
+            "vmin": float(low),
+            "vmax": float(high),
+            "xlabel": self.ax.get_xlabel(),
+            "ylabel": self.ax.get_ylabel(),
+            "tokens": None if tokens is None else [str(t) for t in tokens],
+            "colorbar": colorbar if isinstance(colorbar, str) else bool(colorbar),
+        }
+
+    def _text(self, n, clim):
+        key = self.keys[n]
         matrix = self.frames[key]
         title = self.title.format(key=key)
-        low, high = self.image.get_clim()
+        low, high = clim
         return (
             f"{self.alt.format(title=title, key=key)}: "
             f"{matrix.shape[0]} by {matrix.shape[1]}, values from {low:g} to {high:g}."
         )
+
+    def frame_text(self):
+        """Say in words what the current frame shows (the image's text alternative)."""
+        return self._text(self.frame.value, self.image.get_clim())
 
     def step(self, change=None):
         """Show the frame the control points at (the control's observer)."""

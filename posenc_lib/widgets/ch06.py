@@ -6,6 +6,7 @@ import numpy as np
 from .. import plots
 from .._checks import check_int, short
 from ..tasks import has_target
+from ._front import LiveView, colormap_colors, connect, numbers_bytes
 from ._live import LiveFigure, StatusExplorer
 
 
@@ -14,6 +15,11 @@ class AttentionInspector(StatusExplorer):
 
     Pick a task, a scheme, an evaluation length and a head, and see where each query of one test
     sequence attends. Models come from ``run_study(..., keep_models=True)``.
+
+    The task, scheme and length run a model in the kernel; the kernel then sends every head's
+    weights at once, as numbers, to the view drawn in the browser (`LiveView`, explorers.js): the
+    head field, the heatmap, its colorbar and the status line. Stepping through the heads never
+    waits for the kernel. ``head``, ``status`` and the matplotlib figure (``live``) follow the view.
 
     Parameters
     ----------
@@ -76,34 +82,49 @@ class AttentionInspector(StatusExplorer):
             value=0, min=0, max=some.n_heads - 1, description="head", continuous_update=True
         )
         self.status = widgets.Label()
-        self.live = LiveFigure(figsize=(5.2, 4.6))
+        self.live = LiveFigure(figsize=(5.2, 4.6), widget=False)
         self.ax = self.live.fig.add_subplot()
-        self.image = plots.heatmap(self.ax, np.zeros((2, 2)), vmin=0, vmax=1, colorbar=True)
+        self.image = plots.heatmap(
+            self.ax, np.zeros((2, 2)), vmin=0, vmax=1, colorbar="attention weight"
+        )
         self.live.animate(self.image)
+        # Drawn in the browser (explorers.js): the head field, the heatmap and the status line,
+        # from every head's weights, which redraw() sends for the current task, scheme and length.
+        self.view = LiveView(
+            kind="attention",
+            spec={
+                "n_heads": some.n_heads,
+                "colors": colormap_colors(self.image.get_cmap()),
+                "vmin": 0.0,
+                "vmax": 1.0,
+                "colorbar": "attention weight",
+            },
+            values={"head": self.head.value},
+            description="Attention weights of one trained model's head on one test sequence",
+            site=False,
+        )
         for control in (self.task, self.scheme, self.length):
             control.observe(self.redraw, names="value")
         self.head.observe(self.step, names="value")
         self.redraw()
+        connect(self.view, {"head": self.head})
+        # The task, scheme and length run a model in the kernel anyway: they stay kernel widgets.
         self.box = widgets.VBox(
-            [
-                widgets.HBox([self.task, self.scheme]),
-                widgets.HBox([self.length, self.head]),
-                self.live.image,
-                self.status,
-            ]
+            [widgets.HBox([self.task, self.scheme]), widgets.HBox([self.length]), self.view]
         )
 
     def _sample(self):
         task = self.tasks[self.task.value]()
         return task, task.sample(2024, 1, self.length.value)
 
-    def frame_text(self):
-        """Say in words what the figure shows now (the image's text alternative)."""
+    def frame_text(self, head=None):
+        """Say in words what the figure shows now, or for ``head`` (the image's text alternative)."""
+        head = self.head.value if head is None else head
         n = self.length.value
-        shown = f"head {self.head.value} of {self.scheme.value} trained on {self.task.value}"
+        shown = f"head {head} of {self.scheme.value} trained on {self.task.value}"
         if self.maps is None:
             return f"Attention of {shown} at length {n}: not drawn. {self.status.value}"
-        weights = self.maps[0][0, self.head.value]
+        weights = self.maps[0][0, head]
         offsets = np.arange(n)[:, None] - np.arange(n)[None, :]
         look_back = int(np.bincount(np.argmax(weights, axis=1) - 0 * n, minlength=1).size) and (
             np.median(offsets[np.arange(n), np.argmax(weights, axis=1)])
@@ -147,3 +168,10 @@ class AttentionInspector(StatusExplorer):
                 self.status.value = "this sequence: next-token prediction (see the loss table)"
             self.image.set_data(self.maps[0][0, self.head.value])
         self.live.render(full=True, alt=self.frame_text())
+        self.view.data = {
+            "n": n,
+            "title": self.ax.get_title(),
+            "status": self.status.value,
+            "maps": None if self.maps is None else numbers_bytes(self.maps[0][0]),
+            "texts": [self.frame_text(h) for h in range(self.view.spec["n_heads"])],
+        }

@@ -1,4 +1,5 @@
-// The course's closed-form explorers (chapters 00, 02, 04 and 05), drawn in the browser.
+// The course's explorers, drawn in the browser: the closed-form ones (chapters 00, 02, 04, 05)
+// and those whose numbers come from the kernel (chapters 01, 03, 06).
 //
 // One ES module, two hosts: in JupyterLab and Colab it is the front end of an anywidget
 // (posenc_lib/widgets/_front.py); on the website a small loader (docs/_static/posenc-live.js)
@@ -8,8 +9,12 @@
 //
 // The math mirrors posenc_lib (sinusoidal.py, rope.py, alibi.py, attention.py) line for line;
 // tests/test_live_parity.py evaluates the `frame` function below in Chromium at many control
-// settings and compares every number and status line with the library's. Hand-written: no npm
-// package, nothing loaded from another host.
+// settings and compares every number and status line with the library's. Chapters 01, 03 and 06
+// compute in the kernel (attention over typed sentences, a trained table, a trained model) and
+// send the numbers of every state the page can reach without it (`data`, merged into the spec):
+// here they are only coloured and drawn, with matplotlib's colormap (`heatmapColors`, held to
+// matplotlib's colours by the same test). Hand-written: no npm package, nothing loaded from
+// another host.
 
 // -- house style (posenc_lib/plots.py) ----------------------------------------------------------
 
@@ -319,11 +324,99 @@ KINDS.alibi = {
   },
 };
 
+// -- chapters 01, 03 and 06: numbers from the kernel, drawn here ------------------------------
+
+const NUMBERS = new WeakMap();
+
+/** A list of numbers (null: NaN) or the bytes of little-endian float64s -> a Float64Array. */
+export function numbers(x) {
+  if (x === null || x === undefined) return null;
+  if (x instanceof Float64Array) return x;
+  if (Array.isArray(x)) return Float64Array.from(x.flat(Infinity), (v) => (v === null ? NaN : v));
+  if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) {
+    if (NUMBERS.has(x)) return NUMBERS.get(x);
+    const bytes = x instanceof ArrayBuffer ? new Uint8Array(x) : new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+    const out = new Float64Array(bytes.slice().buffer); // a copy: 8-byte aligned (x86 and ARM are little-endian)
+    NUMBERS.set(x, out);
+    return out;
+  }
+  throw new Error(`posenc explorers: numbers expected, got ${typeof x}`);
+}
+
+/** matplotlib's colour index of a value: Normalize(vmin, vmax), then Colormap.__call__. */
+export function colorIndex(value, vmin, vmax, n) {
+  if (Number.isNaN(value)) return -1; // "bad": transparent, the white canvas shows
+  const t = vmax === vmin ? 0 : (value - vmin) / (vmax - vmin);
+  let x = t * n;
+  if (x === n) x = n - 1; // 1.0 is the last colour, not "over"
+  if (x < 0) return 0; // "under": the first colour
+  if (x >= n) return n - 1; // "over": the last colour
+  return Math.trunc(x);
+}
+
+/** RGBA bytes of ``values`` coloured as matplotlib's imshow(cmap, vmin, vmax) colours them. */
+export function heatmapColors(colors, vmin, vmax, values) {
+  const out = new Uint8ClampedArray(4 * values.length);
+  for (let k = 0; k < values.length; k++) {
+    const index = colorIndex(values[k], vmin, vmax, colors.length);
+    if (index < 0) continue;
+    const [r, g, b] = colors[index];
+    out[4 * k] = r;
+    out[4 * k + 1] = g;
+    out[4 * k + 2] = b;
+    out[4 * k + 3] = 255;
+  }
+  return out;
+}
+
+KINDS.order = {
+  controls: () => [
+    { name: "positions", label: "add sinusoidal positions", checkbox: true },
+    { name: "causal", label: "causal mask", checkbox: true },
+  ],
+  normalize: (spec, v) => v,
+  frame(spec, v) {
+    const state = spec.states?.[`${v.positions ? 1 : 0}${v.causal ? 1 : 0}`];
+    if (!state) return { status: "", alt: "Two sentences through one attention layer: waiting for the kernel." };
+    // The bars' scale holds for all four settings, so a tick moves bars, not the axis.
+    let reach = 0;
+    for (const s of Object.values(spec.states)) for (const x of [...s.pooled_a, ...s.pooled_b]) reach = Math.max(reach, Math.abs(x));
+    return { ...state, words_a: spec.words_a, words_b: spec.words_b, reach };
+  },
+};
+
+KINDS.frames = {
+  controls: (spec) => [{ name: "frame", label: spec.label, min: 0, max: spec.count - 1, number: true }],
+  normalize: (spec, v) => ({ ...v, frame: Math.min(spec.count - 1, Math.max(0, v.frame)) }),
+  frame(spec, v) {
+    const n = v.frame, size = spec.rows * spec.cols, all = numbers(spec.frames);
+    return {
+      status: "", alt: spec.texts[n], title: spec.titles[n], rows: spec.rows, cols: spec.cols,
+      matrix: all ? all.subarray(n * size, (n + 1) * size) : new Float64Array(size).fill(NaN),
+    };
+  },
+};
+
+KINDS.attention = {
+  controls: (spec) => [{ name: "head", label: "head", min: 0, max: spec.n_heads - 1, number: true }],
+  normalize: (spec, v) => ({ ...v, head: Math.min(spec.n_heads - 1, Math.max(0, v.head)) }),
+  frame(spec, v) {
+    const n = spec.n ?? 0, h = v.head, size = n * n, maps = numbers(spec.maps);
+    if (!n) return { status: "", alt: "Attention weights: waiting for the kernel.", rows: 0, cols: 0, matrix: new Float64Array(0) };
+    return {
+      status: spec.status, alt: spec.texts[h], title: spec.title, rows: n, cols: n,
+      matrix: maps ? maps.subarray(h * size, (h + 1) * size) : new Float64Array(size).fill(NaN),
+    };
+  },
+};
+
 /** What the explorer of ``kind`` shows at ``values``: numbers, status line, text alternative. */
 export function frame(kind, spec, values) {
   const explorer = KINDS[kind];
   if (!explorer) throw new Error(`posenc explorers: unknown kind ${JSON.stringify(kind)}`);
-  return explorer.frame(spec, explorer.normalize(spec, values), {});
+  const f = explorer.frame(spec, explorer.normalize(spec, values), {});
+  // plain arrays for a caller outside the page (the parity test): typed arrays do not travel
+  return Object.fromEntries(Object.entries(f).map(([k, x]) => [k, x instanceof Float64Array ? Array.from(x) : x]));
 }
 
 // -- drawing: a small axes on a 2-D canvas --------------------------------------------------------
@@ -688,6 +781,194 @@ DRAW.alibi = {
   },
 };
 
+// -- heatmaps (chapters 01, 03, 06): plots.heatmap's look, coloured as matplotlib colours ------
+
+function heatmapCanvas(values, rows, cols, colors, vmin, vmax) {
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.max(1, cols);
+  canvas.height = Math.max(1, rows);
+  const c = canvas.getContext("2d"), image = c.createImageData(canvas.width, canvas.height);
+  if (values.length) image.data.set(heatmapColors(colors, vmin, vmax, values));
+  c.putImageData(image, 0, 0);
+  return canvas;
+}
+
+function textWidth(ctx, words, size = 11) {
+  ctx.save();
+  ctx.font = ` ${size}px ${FONT}`;
+  const width = Math.max(0, ...words.map((w) => ctx.measureText(String(w)).width));
+  ctx.restore();
+  return width;
+}
+
+/** Where a rows x cols image with square cells fits in ``area``: its box, left-top aligned. */
+function fitBox(area, rows, cols) {
+  const scale = Math.max(0.1, Math.min(area.w / Math.max(cols, 1), area.h / Math.max(rows, 1)));
+  return { x: area.x, y: area.y, w: scale * Math.max(cols, 1), h: scale * Math.max(rows, 1) };
+}
+
+/** plots.heatmap: the image (antialiased when its cells are smaller than a device pixel), its
+ * frame, ticks (the tokens, when given: x rotated, as set_token_ticks), labels and title. */
+function drawHeatmap(ctx, box, values, rows, cols, o) {
+  const image = heatmapCanvas(values, rows, cols, o.colors, o.vmin, o.vmax);
+  const dpr = ctx.getTransform().a;
+  ctx.save();
+  ctx.imageSmoothingEnabled = box.w * dpr < cols || box.h * dpr < rows;
+  ctx.imageSmoothingQuality = "high";
+  ctx.drawImage(image, box.x, box.y, box.w, box.h);
+  ctx.restore();
+  const ax = new Axes(ctx, box, [-0.5, cols - 0.5], [rows - 0.5, -0.5]);
+  if (!o.tokens) {
+    ax.frame({ title: o.title, xlabel: o.xlabel, ylabel: o.ylabel });
+    return ax;
+  }
+  ax.frame({ title: o.title, xticks: false, yticks: false });
+  const width = textWidth(ctx, o.tokens);
+  o.tokens.forEach((word, j) => {
+    ax.segment(ax.x(j), box.y + box.h, ax.x(j), box.y + box.h + 4, "#000", 0.8);
+    ax.text(word, ax.x(j), box.y + box.h + 6, { align: "right", size: 11, rotate: -Math.PI / 2 });
+    ax.segment(box.x - 4, ax.y(j), box.x, ax.y(j), "#000", 0.8);
+    ax.text(word, box.x - 6, ax.y(j), { align: "right", size: 11 });
+  });
+  if (o.xlabel) ax.text(o.xlabel, box.x + box.w / 2, box.y + box.h + width + 12, { base: "top" });
+  if (o.ylabel) ax.text(o.ylabel, box.x - width - 20, box.y + box.h / 2, { rotate: -Math.PI / 2 });
+  return ax;
+}
+
+/** matplotlib's colorbar beside a heatmap: the colormap from vmin (bottom) to vmax, ticks, label. */
+function colorbarOf(ctx, box, colors, vmin, vmax, label) {
+  for (let y = 0; y < Math.ceil(box.h); y++) {
+    const value = vmax - ((y + 0.5) / box.h) * (vmax - vmin);
+    const [R, G, B] = colors[Math.max(0, colorIndex(value, vmin, vmax, colors.length))];
+    ctx.fillStyle = `rgb(${R},${G},${B})`;
+    ctx.fillRect(box.x, box.y + y, box.w, Math.min(1.5, box.h - y));
+  }
+  const ax = new Axes(ctx, box, [0, 1], [vmin, vmax]);
+  ctx.save();
+  ctx.strokeStyle = "#000";
+  ctx.lineWidth = 0.8;
+  ctx.strokeRect(box.x, box.y, box.w, box.h);
+  ctx.restore();
+  const ticks = niceTicks(Math.min(vmin, vmax), Math.max(vmin, vmax), 5);
+  for (const t of ticks) {
+    ax.segment(box.x + box.w, ax.y(t.value), box.x + box.w + 4, ax.y(t.value), "#000", 0.8);
+    ax.text(t.label, box.x + box.w + 6, ax.y(t.value), { align: "left", size: 11 });
+  }
+  const width = textWidth(ctx, ticks.map((t) => t.label));
+  if (label) ax.text(label, box.x + box.w + width + 18, box.y + box.h / 2, { rotate: -Math.PI / 2 });
+}
+
+const COLORBAR_ROOM = 96; // bar, ticks and label to the right of a heatmap
+
+function drawOneHeatmap(ctx, W, H, o, f) {
+  const tokens = o.tokens ?? null, room = tokens ? textWidth(ctx, tokens) : 0;
+  const left = tokens ? room + 34 : 64, bottom = tokens ? room + 34 : 50, top = 34;
+  const right = o.colorbar ? COLORBAR_ROOM : 16;
+  const box = fitBox({ x: left, y: top, w: W - left - right, h: H - top - bottom }, f.rows, f.cols);
+  drawHeatmap(ctx, box, f.matrix, f.rows, f.cols, { ...o, tokens, title: f.title });
+  if (o.colorbar) {
+    const label = typeof o.colorbar === "string" ? o.colorbar : "";
+    colorbarOf(ctx, { x: box.x + box.w + 14, y: box.y + box.h * 0.1, w: 12, h: box.h * 0.8 }, o.colors, o.vmin, o.vmax, label);
+  }
+}
+
+DRAW.frames = {
+  height: (W) => Math.round(W * 0.88),
+  maxWidth: 520,
+  draw(ctx, W, H, spec, v, f) {
+    drawOneHeatmap(ctx, W, H, spec, f);
+  },
+};
+
+DRAW.attention = {
+  height: (W) => Math.round(W * 0.88),
+  maxWidth: 520,
+  draw(ctx, W, H, spec, v, f) {
+    if (f.rows) drawOneHeatmap(ctx, W, H, { ...spec, xlabel: "key position j", ylabel: "query position i" }, f);
+  },
+};
+
+function hatch(ctx, x, y, w, h) {
+  // "///" as grouped_bars draws sentence B: white diagonals inside the bar
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(x, y, w, h);
+  ctx.clip();
+  ctx.strokeStyle = "#fff";
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (let d = -h; d < w + h; d += 5) {
+    ctx.moveTo(x + d, y + h);
+    ctx.lineTo(x + d + h, y);
+  }
+  ctx.stroke();
+  ctx.restore();
+}
+
+DRAW.order = {
+  height: (W) => (W < 560 ? Math.round(W * 0.62 + 330) : Math.max(320, Math.round(W * 0.4))),
+  maxWidth: 1000,
+  draw(ctx, W, H, spec, v, f) {
+    if (!f.weights_a) return;
+    const narrow = W < 560, room = textWidth(ctx, [...f.words_a, ...f.words_b]);
+    const heatH = narrow ? W * 0.62 : H, heatW = narrow ? W : W * 0.6;
+    // sentence A | sentence B | one colorbar, as the figure's width ratios 1 : 1 (: 1.4 the bars)
+    const cell = (heatW - COLORBAR_ROOM) / 2, top = 34, bottom = room + 34;
+    let last = null;
+    [[f.weights_a, f.words_a, "sentence A", "query position i"], [f.weights_b, f.words_b, "sentence B", ""]].forEach(([m, words, title, ylabel], n) => {
+      const left = n * cell + room + (n === 0 ? 34 : 16);
+      const box = fitBox({ x: left, y: top, w: cell - (left - n * cell) - 6, h: heatH - top - bottom }, words.length, words.length);
+      drawHeatmap(ctx, box, numbers(m), words.length, words.length, {
+        colors: spec.colors, vmin: 0, vmax: 1, title, xlabel: "key position j", ylabel, tokens: words,
+      });
+      last = box;
+    });
+    colorbarOf(ctx, { x: last.x + last.w + 14, y: last.y + last.h * 0.1, w: 12, h: last.h * 0.8 }, spec.colors, 0, 1, "attention weight");
+    // the sentence vectors: grouped bars, A solid blue, B hatched orange, a zero line, legend outside
+    const d = f.pooled_a.length, reach = 1.3 * f.reach + 1e-3;
+    const box = narrow
+      ? { x: 62, y: heatH + 34, w: W - 62 - 64, h: H - heatH - 34 - 50 }
+      : { x: heatW + 62, y: 34, w: W - heatW - 62 - 64, h: H - 34 - 50 };
+    const ax = new Axes(ctx, box, [-0.5 - 0.05 * d, d - 0.5 + 0.05 * d], [-reach, reach]);
+    ax.frame({ title: "sentence vectors (mean over tokens)", xlabel: "dimension", ylabel: "mean of the token outputs", xticks: false });
+    const every = Math.max(1, Math.ceil(d / 16));
+    for (let j = 0; j < d; j += every) {
+      ax.segment(ax.x(j), box.y + box.h, ax.x(j), box.y + box.h + 4, "#000", 0.8);
+      ax.text(String(j), ax.x(j), box.y + box.h + 6, { base: "top", size: 11 });
+    }
+    ax.clip(() => {
+      [[f.pooled_a, PALETTE[0], false, -0.2], [f.pooled_b, PALETTE[1], true, 0.2]].forEach(([values, color, hatched, shift]) => {
+        values.forEach((value, j) => {
+          const x0 = ax.x(j + shift - 0.2), x1 = ax.x(j + shift + 0.2), y0 = ax.y(0), y1 = ax.y(value);
+          const y = Math.min(y0, y1), h = Math.abs(y1 - y0);
+          ctx.fillStyle = color;
+          ctx.fillRect(x0, y, x1 - x0, h);
+          if (hatched) hatch(ctx, x0, y, x1 - x0, h);
+          ctx.strokeStyle = "#fff";
+          ctx.lineWidth = 1;
+          ctx.strokeRect(x0, y, x1 - x0, h);
+        });
+      });
+    });
+    ax.hline(0, "#808080", 0.8);
+    // legend off the data, right of the axes: a swatch per sentence
+    const lx = box.x + box.w + 8, ly = box.y;
+    ctx.save();
+    ctx.fillStyle = "rgba(255,255,255,0.9)";
+    ctx.strokeStyle = "#ccc";
+    ctx.fillRect(lx, ly, 50, 42);
+    ctx.strokeRect(lx, ly, 50, 42);
+    ctx.restore();
+    [["A", PALETTE[0], false], ["B", PALETTE[1], true]].forEach(([name, color, hatched], n) => {
+      const y = ly + 6 + n * 18;
+      ctx.fillStyle = color;
+      ctx.fillRect(lx + 6, y, 20, 12);
+      if (hatched) hatch(ctx, lx + 6, y, 20, 12);
+      ax.text(name, lx + 32, y + 6, { align: "left", size: 11 });
+    });
+  },
+};
+
 // -- the view: controls, canvas, status line --------------------------------------------------
 
 const STYLE = `
@@ -797,9 +1078,51 @@ function selectControl(def, id, onValue) {
   return { wrap, update, input: select };
 }
 
+function checkboxControl(def, id, onValue) {
+  const wrap = document.createElement("div");
+  wrap.className = "posenc-control";
+  const input = document.createElement("input");
+  Object.assign(input, { type: "checkbox", id });
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  label.textContent = def.label;
+  input.addEventListener("change", () => onValue(input.checked));
+  wrap.append(input, label);
+  const update = (d, value) => { input.checked = Boolean(value); };
+  return { wrap, update, input };
+}
+
+function numberControl(def, id, onValue) {
+  // A number field (chapters 03 and 06): its label names it, its arrow keys step it.
+  const wrap = document.createElement("div");
+  wrap.className = "posenc-control";
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  label.textContent = def.label;
+  const input = document.createElement("input");
+  Object.assign(input, { type: "number", id, step: 1 });
+  const set = () => {
+    if (input.value === "") return;
+    const v = Math.min(Number(input.max), Math.max(Number(input.min), Math.round(Number(input.value))));
+    if (Number.isFinite(v)) onValue(v);
+  };
+  input.addEventListener("input", set);
+  input.addEventListener("keydown", (event) => { if (event.key === "Enter") set(); });
+  wrap.append(label, input);
+  const update = (d, value) => {
+    input.min = d.min;
+    input.max = d.max;
+    if (Number(input.value) !== value || input.value === "") input.value = value;
+  };
+  return { wrap, update, input };
+}
+
 function render({ model, el }) {
   injectStyle(el);
-  const kind = model.get("kind"), spec = model.get("spec"), explorer = KINDS[kind], drawer = DRAW[kind];
+  const kind = model.get("kind"), fixed = model.get("spec"), explorer = KINDS[kind], drawer = DRAW[kind];
+  // What the kernel computed for its current inputs (chapters 01, 03, 06) joins the fixed spec.
+  const withData = () => ({ ...fixed, ...(model.get("data") ?? {}) });
+  let spec = withData();
   const root = document.createElement("div");
   root.className = `posenc-explorer posenc-${kind}`;
   root.setAttribute("role", "group");
@@ -832,7 +1155,7 @@ function render({ model, el }) {
     if (timer === null) timer = setTimeout(() => { timer = null; model.save_changes(); }, 100);
   };
   for (const def of explorer.controls(spec, values)) {
-    const make = def.options ? selectControl : rangeControl;
+    const make = def.options ? selectControl : def.checkbox ? checkboxControl : def.number ? numberControl : rangeControl;
     controls[def.name] = make(def, `${base}-${def.name}`, onValue(def.name));
     controlsBox.append(controls[def.name].wrap);
   }
@@ -854,6 +1177,7 @@ function render({ model, el }) {
     drawer.draw(ctx, width, height, spec, values, f, cache);
     canvas.setAttribute("aria-label", f.alt);
     status.textContent = f.status;
+    status.hidden = !f.status;
     root.dataset.frame = String(++frames);
     root.dispatchEvent(new CustomEvent("posenc:frame", { detail: { frame: frames } }));
   }
@@ -865,12 +1189,19 @@ function render({ model, el }) {
     update();
   };
   model.on("change:values", fromModel);
+  const fromData = () => {
+    spec = withData();
+    values = explorer.normalize(spec, values);
+    update();
+  };
+  model.on("change:data", fromData);
   const resize = new ResizeObserver(() => { if (root.clientWidth !== lastWidth) update(); });
   resize.observe(root);
   update();
   return () => {
     resize.disconnect();
     model.off?.("change:values", fromModel);
+    model.off?.("change:data", fromData);
   };
 }
 
