@@ -622,3 +622,37 @@ def test_start_here_links_resolve_to_every_chapter(browser, lab):
         page.screenshot(path=str(ARTIFACTS / "00_start_here.png"))
     finally:
         page.close()
+
+
+def test_committed_figures_show_at_their_1x_size_with_twice_the_pixels(browser, lab):
+    """Chapter 06 as opened, not run: every figure JupyterLab shows from the committed outputs
+    (drawn by the house style at 2x) has at least two image pixels per CSS pixel, at the 1x size
+    its output metadata gives (or narrower, when the notebook column is)."""
+    name = "06_train_short_test_long.ipynb"
+    nb = json.loads((ROOT / "notebooks" / name).read_text())
+    widths = sorted(
+        out["metadata"]["image/png"]["width"]
+        for cell in nb["cells"]
+        for out in cell.get("outputs", [])
+        if "image/png" in out.get("data", {})
+    )
+    page = open_notebook(browser, lab, name)
+    try:
+        page.wait_for_function(
+            "n => [...document.querySelectorAll('.jp-RenderedImage img')]"
+            ".filter(e => e.complete && e.naturalWidth).length >= n",
+            arg=len(widths),
+            timeout=30_000,
+        )
+        shown = page.eval_on_selector_all(
+            ".jp-RenderedImage img",
+            "els => els.map(e => [e.naturalWidth, e.getBoundingClientRect().width,"
+            " Number(e.getAttribute('width'))])",
+        )
+        assert sorted(width for _, _, width in shown) == widths
+        for natural, css, width in shown:
+            assert css <= width + 0.5, (natural, css, width)  # never wider than 1x
+            assert natural + 1 >= 2 * css, (natural, css, width)  # two pixels per CSS pixel
+        assert any(abs(css - width) < 0.5 for _, css, width in shown)  # shown at 1x
+    finally:
+        page.close()

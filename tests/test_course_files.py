@@ -375,6 +375,74 @@ def test_every_figure_has_alt_text_and_a_caption(path):
     assert figure_description_problems(read(path), path.name) == []
 
 
+# -- every figure is drawn at 2x and shown at 1x ----------------------------------------------------
+
+
+def blurry_figures(nb, name):
+    """Image outputs drawn with fewer than two pixels per pixel shown, or with no size to show them
+    at (``metadata["image/png"]`` width and height, which JupyterLab and myst-nb apply).
+
+    A widget's static twin (``explorer.snapshot_at(...)``, drawn by posenc_lib/widgets) is left
+    out: `LiveFigure.snapshot` still returns 1x frames.
+    """
+    import base64
+
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or ".snapshot_at(" in cell.source:
+            continue
+        for out in cell.get("outputs", []):
+            if "image/png" not in out.get("data", {}):
+                continue
+            png = base64.b64decode(out["data"]["image/png"])
+            width = int.from_bytes(png[16:20], "big")
+            shown = out.get("metadata", {}).get("image/png", {})
+            if not (shown.get("width") and shown.get("height")):
+                problems.append(f"{name}: cell {index}'s figure has no width and height to show")
+            elif width < 2 * shown["width"]:
+                problems.append(
+                    f"{name}: cell {index}'s figure is {width} px wide, shown at {shown['width']}"
+                )
+    return problems
+
+
+def test_a_figure_at_1x_is_caught():
+    import base64
+
+    from matplotlib.figure import Figure
+
+    from posenc_lib.plots import _notebook_png, figure_png
+
+    fig = Figure(figsize=(3, 2), dpi=72)
+    fig.add_subplot().plot([0, 1, 2], [0, 1, 0])
+    data, metadata = _notebook_png(fig)
+    cell = new_code_cell("plot()", execution_count=1)
+    cell.outputs = [
+        new_output("display_data", data={"image/png": data}, metadata={"image/png": metadata})
+    ]
+    nb = new_notebook(cells=[cell])
+    assert blurry_figures(nb, "x.ipynb") == []
+    assert metadata["width"] < 3 * 72 and metadata["height"] < 2 * 72  # cropped tight, as inline
+    png, _ = figure_png(fig, density=1)
+    cell.outputs[0]["data"]["image/png"] = base64.b64encode(png).decode()
+    width = int.from_bytes(png[16:20], "big")  # the same figure at 1x
+    assert blurry_figures(nb, "x.ipynb") == [
+        f"x.ipynb: cell 0's figure is {width} px wide, shown at {metadata['width']}"
+    ]
+    cell.outputs[0]["metadata"] = {}
+    assert blurry_figures(nb, "x.ipynb") == [
+        "x.ipynb: cell 0's figure has no width and height to show"
+    ]
+    cell.source = "twin.snapshot_at(m=3)"
+    assert blurry_figures(nb, "x.ipynb") == []
+    assert _notebook_png(Figure()) is None  # an empty figure shows nothing, as IPython's
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_is_drawn_at_twice_the_size_it_is_shown(path):
+    assert blurry_figures(read(path), path.name) == []
+
+
 def test_docs_claims_lists_every_claims_test():
     import claims
 
