@@ -53,7 +53,7 @@ def test_an_error_output_fails_the_run_check():
 def test_oversized_notebooks_fail_the_size_check(tmp_path):
     big = tmp_path / "big.ipynb"
     big.write_bytes(b" " * (nbtools.MAX_NOTEBOOK_BYTES + 1))
-    assert "over the 1,000,000 limit" in nbtools.size_problems([big])[0]
+    assert f"over the {nbtools.MAX_NOTEBOOK_BYTES:,} limit" in nbtools.size_problems([big])[0]
     many = []
     for i in range(6):
         path = tmp_path / f"n{i}.ipynb"

@@ -11,8 +11,6 @@ axe-core (pinned by tests/axe/package-lock.json; `npm ci --prefix tests/axe` ins
 every page at 1280 x 800 and 390 x 844, in light and dark mode: any violation fails.
 """
 
-import base64
-import hashlib
 import importlib.util
 import json
 import os
@@ -788,25 +786,6 @@ def test_axe_finds_no_violation_on_any_page(chromium, served, site, axe_source, 
     assert found == {}, json.dumps(found, indent=1)[:6000]
 
 
-def widget_snapshots(paths=CHAPTERS):
-    """The site's files of the static twins a widget draws (``explorer.snapshot_at(...)``).
-
-    `LiveFigure.snapshot` (posenc_lib/widgets/_live.py) still returns them at 1x; they are exempt
-    from the 2x rule until it draws them at 2x, and a test fails once an exempt one is sharp.
-    myst-nb names an image file by the sha256 of its bytes: {"_images/<sha256>.png": notebook}.
-    """
-    names = {}
-    for path in paths:
-        for cell in nbformat.read(path, as_version=4).cells:
-            if cell.cell_type != "code" or ".snapshot_at(" not in cell.source:
-                continue
-            for out in cell.get("outputs", []):
-                if "image/png" in out.get("data", {}):
-                    digest = hashlib.sha256(base64.b64decode(out["data"]["image/png"])).hexdigest()
-                    names[f"_images/{digest}.png"] = path.name
-    return names
-
-
 FIGURE_SIZES = """() => [...document.querySelectorAll('.bd-content img')]
     .filter(e => (e.getAttribute('src') || '').startsWith('_images/'))
     .map(e => ({src: e.getAttribute('src'), natural: e.naturalWidth,
@@ -814,21 +793,16 @@ FIGURE_SIZES = """() => [...document.querySelectorAll('.bd-content img')]
                 height: e.getAttribute('height')}))"""
 
 
-def figure_problems(figures, exempt, viewport_width):
+def figure_problems(figures):
     """Why figures (`FIGURE_SIZES` of one page) are not sharp: each needs two image pixels per CSS
     pixel it is shown at (or is an SVG) and the page must size it (width and height on the
-    ``<img>``). An exempt figure that is already sharp at desktop width is a stale exemption."""
+    ``<img>``)."""
     problems = []
     for figure in figures:
         src, natural, shown = figure["src"], figure["natural"], figure["shown"]
         if src.endswith(".svg"):
             continue
-        sharp = natural + 1 >= 2 * shown  # a pixel of slack for fractional layout
-        if src in exempt:
-            if sharp and viewport_width >= 1280:
-                problems.append(f"{src} ({exempt[src]}): sharp now, drop its exemption")
-            continue
-        if not sharp:
+        if natural + 1 < 2 * shown:  # a pixel of slack for fractional layout
             problems.append(f"{src}: {natural} px wide, shown at {shown:.0f} px (needs 2x)")
         if not (figure["width"] and figure["height"]):
             problems.append(f"{src}: the <img> has no width and height, the page cannot size it")
@@ -845,7 +819,7 @@ def test_no_page_is_wider_than_the_screen_and_every_figure_is_sharp(
     px every chapter is photographed, and chapter 06's main result (section 3's first figure) on
     a 3x screen, as a phone shows it."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    size, exempt = VIEWPORTS[viewport], widget_snapshots()
+    size = VIEWPORTS[viewport]
     wide, blurred, sizes = {}, {}, {}
     for page_name in all_pages(site):
         page, _ = open_page(chromium, served, page_name, **size)
@@ -855,7 +829,7 @@ def test_no_page_is_wider_than_the_screen_and_every_figure_is_sharp(
                 wide[page_name] = width
             figures = page.evaluate(FIGURE_SIZES)
             sizes[page_name] = figures
-            problems = figure_problems(figures, exempt, size["width"])
+            problems = figure_problems(figures)
             if problems:
                 blurred[page_name] = problems
             if viewport == "phone" and page_name in PAGES:

@@ -291,7 +291,10 @@ def test_snapshot_at_sets_the_controls_in_order_prints_the_status_and_returns_th
     live = Image.open(io.BytesIO(bytes(w.live.image.value)))
     assert live.size == w.live.canvas.get_width_height()
     density = w.live.density  # 1: this explorer is drawn in the browser; its frames feed twins
-    assert shown.size == w.live.shown_size == (live.size[0] // density, live.size[1] // density)
+    assert w.live.shown_size == (live.size[0] // density, live.size[1] // density)
+    # the twin is drawn at 2x and shown at 1x, like every figure of the course
+    assert shown.size == (2 * w.live.shown_size[0], 2 * w.live.shown_size[1])
+    assert (image.width, image.height) == w.live.shown_size
     w.snapshot_at()  # no controls: the figure as it stands
     assert capsys.readouterr().out == w.status.value + "\n"
 

@@ -147,18 +147,38 @@ class LiveFigure:
     def snapshot(self):
         """Return the last rendered frame as a static image for a notebook output.
 
-        At the size it is shown (the high-density frame scaled down, so a committed notebook does
-        not grow), re-encoded with full compression (slower than a slider step can afford,
-        smaller to commit).
+        The high-density frame, shown at its size on the page (the output's width and height,
+        as every figure of the course: `~posenc_lib.plots.figure_png`), re-encoded with 256
+        colours and full compression (slower than a slider step can afford, smaller to commit).
         """
         from IPython.display import Image as PNG
 
+        if self.density >= 2:
+            frame = Image.open(io.BytesIO(bytes(self.image.value))).convert("RGB")
+        else:  # frames drawn at 1x (their live view is drawn in the page): draw this one at 2x
+            frame = self._drawn_at_twice_the_size()
         buffer = io.BytesIO()
-        frame = Image.open(io.BytesIO(bytes(self.image.value))).convert("RGB")
-        if frame.size != self.shown_size:
-            frame = frame.resize(self.shown_size, Image.LANCZOS)
         frame.quantize(colors=256).save(buffer, format="png", optimize=True)
-        return PNG(buffer.getvalue())
+        width, height = self.shown_size
+        return PNG(buffer.getvalue(), width=width, height=height)
+
+    def _drawn_at_twice_the_size(self):
+        """The whole figure, animated artists included, drawn once at twice the size shown."""
+        dpi = self.fig.dpi
+        for artist in self.animated:
+            artist.set_animated(False)
+        try:
+            self.fig.set_dpi(2 * dpi / self.density)
+            self.canvas.draw()
+            width, height = self.canvas.get_width_height()
+            return Image.frombuffer(
+                "RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1
+            ).convert("RGB")
+        finally:
+            for artist in self.animated:
+                artist.set_animated(True)
+            self.fig.set_dpi(dpi)
+            self.background = None  # cached at another size: the next render draws it all
 
 
 class _Frame:
