@@ -163,7 +163,7 @@ class LiveFigure:
         return PNG(buffer.getvalue(), width=width, height=height)
 
     def _drawn_at_twice_the_size(self):
-        """The whole figure, animated artists included, drawn once at twice the size shown."""
+        """Draw the whole figure, animated artists included, once at twice the size shown."""
         dpi = self.fig.dpi
         for artist in self.animated:
             artist.set_animated(False)
