@@ -461,15 +461,16 @@ def test_every_control_has_a_name_and_none_is_an_unnamed_slider(name):
 
 @pytest.mark.parametrize("name", sorted(ACCESSIBLE))
 def test_the_static_frame_is_drawn_at_twice_the_size_it_is_shown(name):
-    """The matplotlib figure, for the static twins: sharp at 2x, committed at its shown size.
+    """The matplotlib figure, for the static twins: drawn and committed at 2x, shown at 1x.
     The live canvas has the screen's own pixel density (tests/test_browser.py)."""
     from PIL import Image
 
     live = ACCESSIBLE[name]().live
     frame = Image.open(io.BytesIO(bytes(live.image.value)))
     assert frame.size == (2 * live.shown_size[0], 2 * live.shown_size[1])
-    snapshot = Image.open(io.BytesIO(live.snapshot().data))
-    assert snapshot.size == live.shown_size
+    twin = live.snapshot()
+    assert Image.open(io.BytesIO(twin.data)).size == frame.size
+    assert (twin.width, twin.height) == live.shown_size
 
 
 def test_the_order_explorers_text_alternative_follows_the_sentences_and_the_mask():
@@ -486,9 +487,11 @@ def test_the_order_explorers_text_alternative_follows_the_sentences_and_the_mask
 
 def test_the_frame_sliders_text_alternative_names_the_frame_shown():
     explorer = _frame_slider()
-    assert explorer.live.image.tooltip == "Heatmap, step 0: 6 by 6, values from -1 to 1."
+    # the frame's own values, then the colours' range
+    scale = "(colour scale -1 to 1)"
+    assert explorer.live.image.tooltip == f"Heatmap, step 0: 6 by 6, values from 0 to 0 {scale}."
     explorer.frame.value = 1
-    assert explorer.live.image.tooltip == "Heatmap, step 10: 6 by 6, values from -1 to 1."
+    assert explorer.live.image.tooltip == f"Heatmap, step 10: 6 by 6, values from 0 to 1 {scale}."
 
 
 def test_the_attention_inspectors_text_alternative_names_the_head_and_length():
@@ -598,3 +601,12 @@ def test_the_attention_inspector_sends_every_head_for_the_model_run():
     explorer.length.value = 8  # the kernel runs the model again and sends the new weights
     assert explorer.view.data["n"] == 8
     assert explorer.view.data["title"] == explorer.ax.get_title()
+
+
+def test_a_frame_slider_refuses_an_empty_colorbar_label():
+    from posenc_lib.widgets import FrameSlider
+
+    with pytest.raises(
+        ValueError, match="FrameSlider: colorbar must be True, False or a non-empty"
+    ):
+        FrameSlider({0: np.eye(2)}, colorbar="")

@@ -46,7 +46,7 @@ class FrameSlider(Explorer):
     >>> slider.caption.get_text(), float(slider.image.get_array()[0, 0])
     ('step 10', 1.0)
     >>> slider.live.image.tooltip
-    'Heatmap, step 10: 3 by 3, values from 0 to 1.'
+    'Heatmap, step 10: 3 by 3, values from 0 to 1 (colour scale 0 to 1).'
     """
 
     def __init__(
@@ -77,6 +77,8 @@ class FrameSlider(Explorer):
             raise TypeError(
                 f"{func}: colorbar must be True, False or a label, got {short(colorbar)}"
             )
+        if colorbar == "":
+            raise ValueError(f"{func}: colorbar must be True, False or a non-empty label, got ''")
         keys = list(self.frames)
         self.title, self.alt = title, alt
         self.keys = keys
@@ -137,7 +139,8 @@ class FrameSlider(Explorer):
         low, high = clim
         return (
             f"{self.alt.format(title=title, key=key)}: "
-            f"{matrix.shape[0]} by {matrix.shape[1]}, values from {low:g} to {high:g}."
+            f"{matrix.shape[0]} by {matrix.shape[1]}, values from {np.nanmin(matrix):.3g} to "
+            f"{np.nanmax(matrix):.3g} (colour scale {low:g} to {high:g})."
         )
 
     def frame_text(self):
