@@ -9,7 +9,10 @@ server on 127.0.0.1, evaluates its `frame` at many control settings (every width
 of every range, every pair, head and band), and every number it would draw and every status line
 it would print is compared with the Python explorer's at the same setting: the matplotlib artists'
 data and the status line, which come from posenc_lib's functions. Numbers agree to 1e-9
-(relative), status lines exactly.
+(relative), status lines exactly. For chapters 01, 03 and 06 the heatmaps' painted colours (the
+module's `painted`, which its drawing uses: every cell, row 0 at the top, and the colorbar from the
+top down) equal the figure's own image and colorbar colours byte for byte, the spec's colormap and
+limits are the image's, and the kernel's bytes reach the module as a DataView, as in the widget.
 
 Skips when Chromium is missing, unless POSENC_REQUIRE_BROWSER=1. Never downloads a browser.
 """

@@ -12,8 +12,9 @@
 // settings and compares every number and status line with the library's. Chapters 01, 03 and 06
 // compute in the kernel (attention over typed sentences, a trained table, a trained model) and
 // send the numbers of every state the page can reach without it (`data`, merged into the spec):
-// here they are only coloured and drawn, with matplotlib's colormap (`heatmapColors`, held to
-// matplotlib's colours by the same test). Hand-written: no npm package, nothing loaded from
+// here they are only coloured and drawn, with matplotlib's colormap (`heatmapColors`); `painted`
+// gives each heatmap's cells and colorbar as the canvas paints them, which the same test holds to
+// the matplotlib figure's colours. Hand-written: no npm package, nothing loaded from
 // another host.
 
 // -- house style (posenc_lib/plots.py) ----------------------------------------------------------
