@@ -9,11 +9,15 @@ server on 127.0.0.1, evaluates its `frame` at many control settings (every width
 of every range, every pair, head and band), and every number it would draw and every status line
 it would print is compared with the Python explorer's at the same setting: the matplotlib artists'
 data and the status line, which come from posenc_lib's functions. Numbers agree to 1e-9
-(relative), status lines exactly.
+(relative), status lines exactly. For chapters 01, 03 and 06 the heatmaps' painted colours (the
+module's `painted`, which its drawing uses: every cell, row 0 at the top, and the colorbar from the
+top down) equal the figure's own image and colorbar colours byte for byte, the spec's colormap and
+limits are the image's, and the kernel's bytes reach the module as a DataView, as in the widget.
 
 Skips when Chromium is missing, unless POSENC_REQUIRE_BROWSER=1. Never downloads a browser.
 """
 
+import base64
 import contextlib
 import functools
 import http.server
@@ -71,11 +75,27 @@ def js_frames(browser):
         page.goto(f"{base}/explorers.js")  # the module's own origin: import() is same-origin
 
         def frames(cases):
+            """Each frame, with ``painted``: its heatmaps as the canvas paints them (chapters 01,
+            03, 06), and ``binary``: the spec's keys that reached the module as a DataView."""
             return page.evaluate(
                 """async ([url, cases]) => {
                     const module = await import(url);
-                    return cases.map(([kind, spec, values]) => module.frame(kind, spec, values));
-                }""",
+                    // What the kernel sent as bytes arrives as the widget gets it: a DataView
+                    // (here 3 bytes into its buffer, unaligned for float64s), not a list.
+                    const dataView = (text) => {
+                        const raw = atob(text), buffer = new ArrayBuffer(raw.length + 3);
+                        const bytes = new Uint8Array(buffer, 3);
+                        for (let n = 0; n < raw.length; n++) bytes[n] = raw.charCodeAt(n);
+                        return new DataView(buffer, 3, raw.length);
+                    };
+                    return cases.map(([kind, sent, values]) => {
+                        const spec = Object.fromEntries(Object.entries(sent).map(([k, v]) =>
+                            [k, v?.float64_base64 === undefined ? v : dataView(v.float64_base64)]));
+                        const binary = Object.keys(spec).filter((k) => spec[k] instanceof DataView);
+                        const painted = module.painted(kind, spec, values, COLORBAR_STRIPS);
+                        return { ...module.frame(kind, spec, values), painted, binary };
+                    });
+                }""".replace("COLORBAR_STRIPS", str(COLORBAR_STRIPS)),
                 [f"{base}/explorers.js", cases],
             )
 
@@ -105,13 +125,48 @@ def close(js, py, what):
 
 def case(explorer):
     """The module's arguments, as the view holds them: the spec, with what the kernel sent in
-    ``data`` (float64 bytes as lists of numbers: one number each, NaN kept)."""
+    ``data`` (float64 bytes travel as base64 and reach the module as a DataView, as in the widget)."""
     view = explorer.view
     data = {
-        k: np.frombuffer(v, dtype="<f8").tolist() if isinstance(v, bytes) else v
+        k: {"float64_base64": base64.b64encode(v).decode()} if isinstance(v, bytes) else v
         for k, v in view.data.items()
     }
     return [view.kind, {**view.spec, **data}, dict(view.values)]
+
+
+# matplotlib's colorbar of a 256-colour map has 256 cells; the module paints as many strips.
+COLORBAR_STRIPS = 256
+
+
+def matplotlib_paint(image):
+    """What matplotlib paints for ``image`` now: its cells' RGBA bytes, row 0 at the top, and its
+    colorbar's colours from the top (vmax) down, as its own artists colour them."""
+    left, right, bottom, top = image.get_extent()
+    assert image.origin == "upper" and left < right and top < bottom, "row 0 at the top, left"
+    if image.colorbar is None:  # sentence A's heatmap: the figure's one colorbar is B's
+        return image.to_rgba(image.get_array(), bytes=True), None
+    solids = image.colorbar.solids
+    colorbar = solids.to_rgba(solids.get_array(), bytes=True).reshape(-1, 4)[::-1, :3]
+    return image.to_rgba(image.get_array(), bytes=True), colorbar
+
+
+def assert_painted_as_matplotlib(heatmap, paint, what):
+    """The canvas's cells and colorbar have matplotlib's colours, cell by cell, exactly."""
+    rgba, colorbar = paint
+    assert (heatmap["height"], heatmap["width"]) == rgba.shape[:2], f"{what}: canvas size"
+    cells = np.array(heatmap["rgba"], dtype=np.uint8).reshape(rgba.shape)
+    np.testing.assert_array_equal(cells, rgba, err_msg=f"{what}: the cells' colours")
+    if colorbar is not None:
+        np.testing.assert_array_equal(
+            heatmap["colorbar"], colorbar, err_msg=f"{what}: the colorbar, top to bottom"
+        )
+
+
+def assert_spec_colours_are_the_images(spec, image):
+    """The view paints with the figure's colormap and colour limits."""
+    colors = image.cmap(np.arange(image.cmap.N), bytes=True)[:, :3]
+    np.testing.assert_array_equal(spec["colors"], colors, err_msg="the spec's colormap")
+    assert (spec["vmin"], spec["vmax"]) == (image.norm.vmin, image.norm.vmax)
 
 
 def test_the_clock_hand_turns_as_in_python(js_frames):
@@ -253,10 +308,27 @@ def test_the_order_explorer_draws_the_kernels_numbers_at_every_setting(js_frames
         close(frame["pooled_b"], pooled_b, f"vector B at {status}")
 
 
+def test_the_order_explorer_paints_both_sentences_with_the_figures_colours(js_frames):
+    rng = np.random.default_rng(0)
+    explorer = OrderExplorer(*(rng.normal(0, 0.7, size=(8, 8)) for _ in range(3)))
+    for image in explorer.artists[:2]:
+        assert_spec_colours_are_the_images(explorer.view.spec, image)
+    cases, paints = [], []
+    for sentence_b in ("the man bit the dog .", "a dog bit a man"):
+        explorer.text_b.value = sentence_b
+        for positions, causal in itertools.product((False, True), repeat=2):
+            explorer.positions.value, explorer.causal.value = positions, causal
+            cases.append(case(explorer))
+            paints.append([matplotlib_paint(image) for image in explorer.artists[:2]])
+    for frame, both in zip(js_frames(cases), paints, strict=True):
+        assert len(frame["painted"]) == 2, frame["status"]
+        for heatmap, paint, name in zip(frame["painted"], both, "AB", strict=True):
+            assert_painted_as_matplotlib(heatmap, paint, f"sentence {name} at {frame['status']}")
+
+
 def test_the_frame_slider_draws_every_frame_with_its_title_and_text(js_frames):
     rng = np.random.default_rng(1)
     frames = {step: np.tanh(rng.normal(size=(7, 5))) for step in range(0, 60, 10)}
-    frames[20][2, 3] = 1.0  # the top of the colour range
     explorer = FrameSlider(frames, cmap="RdBu", vmin=-1, vmax=1, colorbar="cosine similarity")
     cases, expected = [], []
     for n in (0, 1, 2, 5, 3):
@@ -266,12 +338,38 @@ def test_the_frame_slider_draws_every_frame_with_its_title_and_text(js_frames):
             (explorer.image.get_array(), explorer.caption.get_text(), explorer.live.image.tooltip)
         )
     for frame, (matrix, title, alt) in zip(js_frames(cases), expected, strict=True):
+        assert frame["binary"] == ["frames"], "the frames reach the module as bytes"
         assert frame["title"] == title and frame["alt"] == alt
         assert (frame["rows"], frame["cols"]) == (7, 5)
         close(frame["matrix"], np.ma.filled(matrix, np.nan), f"frame {title}")
 
 
-def test_the_attention_inspector_draws_every_head_at_every_length(js_frames):
+@pytest.mark.parametrize(
+    ("cmap", "vmin", "vmax"), [("RdBu", -1.0, 1.0), ("viridis", -0.5, 2.0)], ids=["RdBu", "viridis"]
+)
+def test_the_frame_slider_paints_every_frame_with_the_figures_colours(js_frames, cmap, vmin, vmax):
+    """Not square (7 by 5), so a transposed canvas shows; the range's ends and beyond it too."""
+    rng = np.random.default_rng(1)
+    frames = {step: np.tanh(rng.normal(size=(7, 5))) for step in range(0, 60, 10)}
+    frames[20][2, 3] = vmax  # the top of the colour range: the last colour
+    frames[20][4, 0] = vmin  # its bottom: the first colour
+    frames[30][0, 1], frames[30][6, 4] = vmin - 5, vmax + 5  # under and over: clipped
+    explorer = FrameSlider(frames, cmap=cmap, vmin=vmin, vmax=vmax, colorbar="cosine similarity")
+    assert_spec_colours_are_the_images(explorer.view.spec, explorer.image)
+    cases, paints = [], []
+    for n in range(len(frames)):
+        explorer.frame.value = n
+        cases.append(case(explorer))
+        paints.append(matplotlib_paint(explorer.image))
+    for frame, paint in zip(js_frames(cases), paints, strict=True):
+        (heatmap,) = frame["painted"]
+        assert_painted_as_matplotlib(heatmap, paint, frame["title"])
+
+
+@pytest.fixture(scope="module")
+def inspector():
+    """Chapter 06's inspector over two briefly trained models, at lengths 8 and 16 (learned
+    positions cannot run at 16); every test sets the scheme, length and head it shows."""
     from posenc_lib.model import ModelConfig, train
     from posenc_lib.tasks import TASKS
 
@@ -285,8 +383,11 @@ def test_the_attention_inspector_draws_every_head_at_every_length(js_frames):
         )
         for scheme in ("learned", "alibi")
     }
-    explorer = AttentionInspector(models, TASKS, lengths=(8, 16))
-    cases, expected = [], []
+    return AttentionInspector(models, TASKS, lengths=(8, 16))
+
+
+def test_the_attention_inspector_draws_every_head_at_every_length(js_frames, inspector):
+    explorer, cases, expected = inspector, [], []
     for scheme, length, head in itertools.product(("learned", "alibi"), (8, 16), (0, 1)):
         explorer.scheme.value, explorer.length.value, explorer.head.value = scheme, length, head
         cases.append(case(explorer))
@@ -301,7 +402,24 @@ def test_the_attention_inspector_draws_every_head_at_every_length(js_frames):
     assert any(status.startswith("cannot run") for status, *_ in expected)  # learned at 16
     for frame, (status, alt, title, matrix) in zip(js_frames(cases), expected, strict=True):
         assert (frame["status"], frame["alt"], frame["title"]) == (status, alt, title)
+        if not status.startswith("cannot run"):
+            assert frame["binary"] == ["maps"], "the heads' maps reach the module as bytes"
         close(frame["matrix"], np.ma.filled(matrix, np.nan), f"weights at {alt}")
+
+
+def test_the_attention_inspector_paints_every_head_with_the_figures_colours(js_frames, inspector):
+    """Causal weights are not symmetric, so a transposed canvas shows; "cannot run" is all NaN:
+    matplotlib's "bad" colour, transparent, the white canvas showing through."""
+    explorer = inspector
+    assert_spec_colours_are_the_images(explorer.view.spec, explorer.image)
+    cases, paints = [], []
+    for scheme, length, head in itertools.product(("learned", "alibi"), (8, 16), (0, 1)):
+        explorer.scheme.value, explorer.length.value, explorer.head.value = scheme, length, head
+        cases.append(case(explorer))
+        paints.append(matplotlib_paint(explorer.image))
+    for frame, paint in zip(js_frames(cases), paints, strict=True):
+        (heatmap,) = frame["painted"]
+        assert_painted_as_matplotlib(heatmap, paint, frame["alt"])
 
 
 @pytest.mark.parametrize(

@@ -212,7 +212,11 @@ class OrderExplorer(StatusExplorer):
         # line, from the four settings' numbers that update() sends for the current sentences.
         self.view = LiveView(
             kind="order",
-            spec={"colors": colormap_colors(self.artists[0].get_cmap())},
+            spec={
+                "colors": colormap_colors(self.artists[0].get_cmap()),
+                "vmin": float(self.artists[0].get_clim()[0]),
+                "vmax": float(self.artists[0].get_clim()[1]),
+            },
             description="Two sentences through one attention layer: weights and sentence vectors",
             site=False,
         )

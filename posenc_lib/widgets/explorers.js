@@ -12,8 +12,9 @@
 // settings and compares every number and status line with the library's. Chapters 01, 03 and 06
 // compute in the kernel (attention over typed sentences, a trained table, a trained model) and
 // send the numbers of every state the page can reach without it (`data`, merged into the spec):
-// here they are only coloured and drawn, with matplotlib's colormap (`heatmapColors`, held to
-// matplotlib's colours by the same test). Hand-written: no npm package, nothing loaded from
+// here they are only coloured and drawn, with matplotlib's colormap (`heatmapColors`); `painted`
+// gives each heatmap's cells and colorbar as the canvas paints them, which the same test holds to
+// the matplotlib figure's colours. Hand-written: no npm package, nothing loaded from
 // another host.
 
 // -- house style (posenc_lib/plots.py) ----------------------------------------------------------
@@ -369,7 +370,26 @@ export function heatmapColors(colors, vmin, vmax, values) {
   return out;
 }
 
+/** A heatmap as the canvas paints it: ``height`` rows by ``width`` columns of RGBA bytes, row 0
+ * at the top (imshow's origin "upper"), and the colormap and limits its colorbar shows. */
+function paintHeatmap(values, rows, cols, colors, vmin, vmax) {
+  return { width: cols, height: rows, rgba: heatmapColors(colors, vmin, vmax, values), colors, vmin, vmax };
+}
+
+/** The colorbar's colours, top to bottom, in ``strips`` strips: vmax at the top, as matplotlib. */
+export function colorbarColors(colors, vmin, vmax, strips) {
+  const out = [];
+  for (let y = 0; y < strips; y++) {
+    const value = vmax - ((y + 0.5) / strips) * (vmax - vmin);
+    out.push(colors[Math.max(0, colorIndex(value, vmin, vmax, colors.length))]);
+  }
+  return out;
+}
+
 KINDS.order = {
+  // The heatmaps of a frame, painted: what DRAW draws, and what the parity test compares.
+  heatmaps: (spec, f) => (f.weights_a ? [[f.weights_a, f.words_a], [f.weights_b, f.words_b]].map(([m, words]) =>
+    paintHeatmap(numbers(m), words.length, words.length, spec.colors, spec.vmin, spec.vmax)) : []),
   controls: () => [
     { name: "positions", label: "add sinusoidal positions", checkbox: true },
     { name: "causal", label: "causal mask", checkbox: true },
@@ -386,6 +406,7 @@ KINDS.order = {
 };
 
 KINDS.frames = {
+  heatmaps: (spec, f) => [paintHeatmap(f.matrix, f.rows, f.cols, spec.colors, spec.vmin, spec.vmax)],
   controls: (spec) => [{ name: "frame", label: spec.label, min: 0, max: spec.count - 1, number: true }],
   normalize: (spec, v) => ({ ...v, frame: Math.min(spec.count - 1, Math.max(0, v.frame)) }),
   frame(spec, v) {
@@ -398,6 +419,7 @@ KINDS.frames = {
 };
 
 KINDS.attention = {
+  heatmaps: (spec, f) => (f.rows ? [paintHeatmap(f.matrix, f.rows, f.cols, spec.colors, spec.vmin, spec.vmax)] : []),
   controls: (spec) => [{ name: "head", label: "head", min: 0, max: spec.n_heads - 1, number: true }],
   normalize: (spec, v) => ({ ...v, head: Math.min(spec.n_heads - 1, Math.max(0, v.head)) }),
   frame(spec, v) {
@@ -417,6 +439,18 @@ export function frame(kind, spec, values) {
   const f = explorer.frame(spec, explorer.normalize(spec, values), {});
   // plain arrays for a caller outside the page (the parity test): typed arrays do not travel
   return Object.fromEntries(Object.entries(f).map(([k, x]) => [k, x instanceof Float64Array ? Array.from(x) : x]));
+}
+
+/** The heatmaps the explorer of ``kind`` paints at ``values`` (chapters 01, 03, 06; none for the
+ * others): for each,
+ * its canvas's width and height, the RGBA bytes of its cells row by row from the top, the colours
+ * and limits it was painted with, and its colorbar's colours top to bottom in ``strips`` strips. */
+export function painted(kind, spec, values, strips = 256) {
+  const explorer = KINDS[kind];
+  const f = explorer.frame(spec, explorer.normalize(spec, values), {});
+  return (explorer.heatmaps?.(spec, f) ?? []).map((h) => ({
+    ...h, rgba: Array.from(h.rgba), colorbar: colorbarColors(h.colors, h.vmin, h.vmax, strips),
+  }));
 }
 
 // -- drawing: a small axes on a 2-D canvas --------------------------------------------------------
@@ -783,12 +817,12 @@ DRAW.alibi = {
 
 // -- heatmaps (chapters 01, 03, 06): plots.heatmap's look, coloured as matplotlib colours ------
 
-function heatmapCanvas(values, rows, cols, colors, vmin, vmax) {
+function heatmapCanvas(heatmap) {
   const canvas = document.createElement("canvas");
-  canvas.width = Math.max(1, cols);
-  canvas.height = Math.max(1, rows);
+  canvas.width = Math.max(1, heatmap.width);
+  canvas.height = Math.max(1, heatmap.height);
   const c = canvas.getContext("2d"), image = c.createImageData(canvas.width, canvas.height);
-  if (values.length) image.data.set(heatmapColors(colors, vmin, vmax, values));
+  if (heatmap.rgba.length) image.data.set(heatmap.rgba);
   c.putImageData(image, 0, 0);
   return canvas;
 }
@@ -809,8 +843,8 @@ function fitBox(area, rows, cols) {
 
 /** plots.heatmap: the image (antialiased when its cells are smaller than a device pixel), its
  * frame, ticks (the tokens, when given: x rotated, as set_token_ticks), labels and title. */
-function drawHeatmap(ctx, box, values, rows, cols, o) {
-  const image = heatmapCanvas(values, rows, cols, o.colors, o.vmin, o.vmax);
+function drawHeatmap(ctx, box, heatmap, o) {
+  const image = heatmapCanvas(heatmap), rows = heatmap.height, cols = heatmap.width;
   const dpr = ctx.getTransform().a;
   ctx.save();
   ctx.imageSmoothingEnabled = box.w * dpr < cols || box.h * dpr < rows;
@@ -836,13 +870,12 @@ function drawHeatmap(ctx, box, values, rows, cols, o) {
 }
 
 /** matplotlib's colorbar beside a heatmap: the colormap from vmin (bottom) to vmax, ticks, label. */
-function colorbarOf(ctx, box, colors, vmin, vmax, label) {
-  for (let y = 0; y < Math.ceil(box.h); y++) {
-    const value = vmax - ((y + 0.5) / box.h) * (vmax - vmin);
-    const [R, G, B] = colors[Math.max(0, colorIndex(value, vmin, vmax, colors.length))];
+function colorbarOf(ctx, box, heatmap, label) {
+  const { vmin, vmax } = heatmap, strips = Math.ceil(box.h);
+  colorbarColors(heatmap.colors, vmin, vmax, strips).forEach(([R, G, B], y) => {
     ctx.fillStyle = `rgb(${R},${G},${B})`;
     ctx.fillRect(box.x, box.y + y, box.w, Math.min(1.5, box.h - y));
-  }
+  });
   const ax = new Axes(ctx, box, [0, 1], [vmin, vmax]);
   ctx.save();
   ctx.strokeStyle = "#000";
@@ -860,15 +893,15 @@ function colorbarOf(ctx, box, colors, vmin, vmax, label) {
 
 const COLORBAR_ROOM = 96; // bar, ticks and label to the right of a heatmap
 
-function drawOneHeatmap(ctx, W, H, o, f) {
+function drawOneHeatmap(ctx, W, H, o, f, heatmap) {
   const tokens = o.tokens ?? null, room = tokens ? textWidth(ctx, tokens) : 0;
   const left = tokens ? room + 34 : 64, bottom = tokens ? room + 34 : 50, top = 34;
   const right = o.colorbar ? COLORBAR_ROOM : 16;
   const box = fitBox({ x: left, y: top, w: W - left - right, h: H - top - bottom }, f.rows, f.cols);
-  drawHeatmap(ctx, box, f.matrix, f.rows, f.cols, { ...o, tokens, title: f.title });
+  drawHeatmap(ctx, box, heatmap, { ...o, tokens, title: f.title });
   if (o.colorbar) {
     const label = typeof o.colorbar === "string" ? o.colorbar : "";
-    colorbarOf(ctx, { x: box.x + box.w + 14, y: box.y + box.h * 0.1, w: 12, h: box.h * 0.8 }, o.colors, o.vmin, o.vmax, label);
+    colorbarOf(ctx, { x: box.x + box.w + 14, y: box.y + box.h * 0.1, w: 12, h: box.h * 0.8 }, heatmap, label);
   }
 }
 
@@ -876,7 +909,7 @@ DRAW.frames = {
   height: (W) => Math.round(W * 0.88),
   maxWidth: 520,
   draw(ctx, W, H, spec, v, f) {
-    drawOneHeatmap(ctx, W, H, spec, f);
+    drawOneHeatmap(ctx, W, H, spec, f, KINDS.frames.heatmaps(spec, f)[0]);
   },
 };
 
@@ -884,7 +917,8 @@ DRAW.attention = {
   height: (W) => Math.round(W * 0.88),
   maxWidth: 520,
   draw(ctx, W, H, spec, v, f) {
-    if (f.rows) drawOneHeatmap(ctx, W, H, { ...spec, xlabel: "key position j", ylabel: "query position i" }, f);
+    const [heatmap] = KINDS.attention.heatmaps(spec, f);
+    if (heatmap) drawOneHeatmap(ctx, W, H, { ...spec, xlabel: "key position j", ylabel: "query position i" }, f, heatmap);
   },
 };
 
@@ -914,16 +948,17 @@ DRAW.order = {
     const heatH = narrow ? W * 0.62 : H, heatW = narrow ? W : W * 0.6;
     // sentence A | sentence B | one colorbar, as the figure's width ratios 1 : 1 (: 1.4 the bars)
     const cell = (heatW - COLORBAR_ROOM) / 2, top = 34, bottom = room + 34;
+    const heatmaps = KINDS.order.heatmaps(spec, f);
     let last = null;
-    [[f.weights_a, f.words_a, "sentence A", "query position i"], [f.weights_b, f.words_b, "sentence B", ""]].forEach(([m, words, title, ylabel], n) => {
+    [[heatmaps[0], f.words_a, "sentence A", "query position i"], [heatmaps[1], f.words_b, "sentence B", ""]].forEach(([heatmap, words, title, ylabel], n) => {
       const left = n * cell + room + (n === 0 ? 34 : 16);
       const box = fitBox({ x: left, y: top, w: cell - (left - n * cell) - 6, h: heatH - top - bottom }, words.length, words.length);
-      drawHeatmap(ctx, box, numbers(m), words.length, words.length, {
-        colors: spec.colors, vmin: 0, vmax: 1, title, xlabel: "key position j", ylabel, tokens: words,
+      drawHeatmap(ctx, box, heatmap, {
+        title, xlabel: "key position j", ylabel, tokens: words,
       });
       last = box;
     });
-    colorbarOf(ctx, { x: last.x + last.w + 14, y: last.y + last.h * 0.1, w: 12, h: last.h * 0.8 }, spec.colors, 0, 1, "attention weight");
+    colorbarOf(ctx, { x: last.x + last.w + 14, y: last.y + last.h * 0.1, w: 12, h: last.h * 0.8 }, heatmaps[1], "attention weight");
     // the sentence vectors: grouped bars, A solid blue, B hatched orange, a zero line, legend outside
     const d = f.pooled_a.length, reach = 1.3 * f.reach + 1e-3;
     const box = narrow
