@@ -526,15 +526,19 @@ def _floats(raw, shape):
 
 @pytest.mark.parametrize("name", sorted(ACCESSIBLE))
 def test_the_kernel_drawn_explorers_are_drawn_in_the_page_but_not_on_the_website(name):
+    import ipywidgets
+
     from posenc_lib.widgets._front import MIME, LiveView
 
     explorer = ACCESSIBLE[name]()
     assert isinstance(explorer.view, LiveView) and explorer.view.kind == name
     assert explorer.view.site is False
+    assert len(explorer.view.spec["colors"]) == 256
+    if not hasattr(ipywidgets.DOMWidget, "_repr_mimebundle_"):
+        return  # ipywidgets 7 (the oldest stack) displays through _ipython_display_: no bundle
     bundle = explorer.view._repr_mimebundle_()
     data = bundle[0] if isinstance(bundle, tuple) else bundle
     assert MIME not in data  # the website keeps the static twin (tools/sitetools.py)
-    assert len(explorer.view.spec["colors"]) == 256
 
 
 def test_the_order_explorer_sends_every_checkbox_setting_for_the_sentences_typed():
