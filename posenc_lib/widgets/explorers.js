@@ -1038,12 +1038,19 @@ function coarseStep(span) {
   return Math.max(1, 10 ** Math.ceil(Math.log10(span / 100)));
 }
 
-function rangeControl(def, id, onValue) {
+function controlFrame(def, id, className = "posenc-control") {
+  // Every control: a wrapper and the label that names its input (for= the input's id).
   const wrap = document.createElement("div");
-  wrap.className = "posenc-control" + (def.wide ? " posenc-wide" : "");
+  wrap.className = className;
   const label = document.createElement("label");
   label.htmlFor = id;
   label.textContent = def.label;
+  return { wrap, label };
+}
+
+function rangeControl(def, id, onValue) {
+  const { wrap, label } = controlFrame(
+    def, id, "posenc-control" + (def.wide ? " posenc-wide" : ""));
   const input = document.createElement("input");
   Object.assign(input, { type: "range", id, step: 1 });
   const field = document.createElement("input");
@@ -1094,11 +1101,7 @@ function rangeControl(def, id, onValue) {
 }
 
 function selectControl(def, id, onValue) {
-  const wrap = document.createElement("div");
-  wrap.className = "posenc-control";
-  const label = document.createElement("label");
-  label.htmlFor = id;
-  label.textContent = def.label;
+  const { wrap, label } = controlFrame(def, id);
   const select = document.createElement("select");
   select.id = id;
   def.options.forEach((option, n) => {
@@ -1114,13 +1117,9 @@ function selectControl(def, id, onValue) {
 }
 
 function checkboxControl(def, id, onValue) {
-  const wrap = document.createElement("div");
-  wrap.className = "posenc-control";
+  const { wrap, label } = controlFrame(def, id);
   const input = document.createElement("input");
   Object.assign(input, { type: "checkbox", id });
-  const label = document.createElement("label");
-  label.htmlFor = id;
-  label.textContent = def.label;
   input.addEventListener("change", () => onValue(input.checked));
   wrap.append(input, label);
   const update = (d, value) => { input.checked = Boolean(value); };
@@ -1129,11 +1128,7 @@ function checkboxControl(def, id, onValue) {
 
 function numberControl(def, id, onValue) {
   // A number field (chapters 03 and 06): its label names it, its arrow keys step it.
-  const wrap = document.createElement("div");
-  wrap.className = "posenc-control";
-  const label = document.createElement("label");
-  label.htmlFor = id;
-  label.textContent = def.label;
+  const { wrap, label } = controlFrame(def, id);
   const input = document.createElement("input");
   Object.assign(input, { type: "number", id, step: 1 });
   const set = () => {
