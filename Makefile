@@ -69,7 +69,9 @@ lock-site: $(VENV)/bin/python
 mutants: $(VENV)/.test-installed
 	$(PY) -m pip install -q mutmut==$(MUTMUT_VERSION)
 	rm -rf mutants
-	POSENC_HYPOTHESIS=mutants $(VENV)/bin/mutmut run --max-children $(MUTANT_WORKERS)
+	# one BLAS thread per mutant worker: the workers already fill the cores, and mutmut limits CPU seconds
+	POSENC_HYPOTHESIS=mutants OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+		$(VENV)/bin/mutmut run --max-children $(MUTANT_WORKERS)
 	$(PY) tools/mutants.py --required
 	$(PY) tools/mutants.py mutants
 

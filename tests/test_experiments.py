@@ -337,6 +337,62 @@ def test_the_command_line_runs_on_a_local_dask_cluster(tmp_path, capsys):
     assert "configuration 4x8+mlp" in capsys.readouterr().out
 
 
+def test_run_one_and_the_resumable_sweep_give_the_records_of_the_same_job(
+    tmp_path, monkeypatch, capsys
+):
+    options = {"config": "1x32", **TINY}
+    one = experiments.run_one("lookback-3", "rope", 1, **options)
+    assert capsys.readouterr().err == ""  # no progress bar unless asked
+    assert {r["seed"] for r in one} == {1} and {r["config"] for r in one} == {"1x32"}
+    assert [r["eval_len"] for r in one] == [8, 16, 16]
+    other_seed = experiments.run_one("lookback-3", "rope", 0, **options)
+    assert [r["value"] for r in other_seed] != [r["value"] for r in one]
+    records, result = experiments.run_one("lookback-3", "rope", 1, keep_model=True, **options)
+    assert records == one
+    assert (len(result.losses), result.config.scheme, result.config.d_model) == (3, "rope", 32)
+
+    study = {"tasks": ["lookback-3"], "schemes": ["rope"], "seeds": [1], "configs": ["1x32"]}
+    sweep_options = {**study, "extension": False, **TINY}
+    paths = experiments.run_sweep(tmp_path, workers=1, progress=False, **sweep_options)
+    assert sorted(paths) == ["curves", "extension", "results"]
+    made, curves, extension = experiments.load_study(tmp_path)
+    assert made == one and extension == [] and len(curves) == 1
+    stamp = sweep.load_provenance(paths["results"])
+    assert stamp["settings"]["options"]["seeds"] == [1]
+    assert stamp["settings"]["options"]["steps"] == TINY["steps"]
+
+    def trained_again(job, **_):
+        raise AssertionError(f"trained again: {job}")
+
+    monkeypatch.setattr(experiments, "train_and_measure", trained_again)
+    experiments.run_sweep(tmp_path, workers=1, progress=False, **sweep_options)  # resumes
+    assert experiments.load_study(tmp_path)[0] == one
+    with pytest.raises(AssertionError, match="trained again"):  # fresh=True starts over
+        experiments.run_sweep(tmp_path, workers=1, progress=False, fresh=True, **sweep_options)
+
+
+def test_the_extension_table_shows_each_methods_mean_and_range_before_and_after():
+    _, _, extension = experiments.load_study()
+    summary = experiments.extension_summary(extension, "lookback-3")
+    lines = experiments.extension_table(extension, "lookback-3", digits=3).splitlines()
+    assert lines[0] == (
+        "lookback-3, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 3 seeds"
+    )
+    assert lines[1].split() == ["method", "before", "after", "40", "steps"]
+    methods = sweep.names(select(extension, task="lookback-3"), "method")
+    assert [line.split()[0] for line in lines[2:]] == methods
+    for line, method in zip(lines[2:], methods, strict=True):
+        assert line[:14] == method.ljust(14)  # the method column is 14 wide
+        cells = [float(x) for x in re.findall(r"\d+\.\d{3}", line)]
+        assert cells == [
+            float(f"{v:.3f}") for stage in ("before", "after") for v in summary[method, stage]
+        ]
+    markov = experiments.extension_table(extension, "markov", region="all").splitlines()
+    assert markov[0].startswith("markov, configuration 4x8+mlp,")
+    assert "all positions" in markov[0]
+    assert re.fullmatch(r"\S+ +\d\.\d\d \(\d\.\d\d-\d\.\d\d\) .*", markov[2])
+
+
 def test_paired_differences_pair_only_models_trained_on_the_same_seed():
     rows = [
         {"scheme": s, "seed": k, "config": c, "value": v}

@@ -271,6 +271,45 @@ def test_a_rerun_resumes_from_the_progress_file_and_trains_nothing_again(tiny_sw
     assert (out / "progress.jsonl").read_text().count("\n") == lines
 
 
+def test_run_models_trains_now_the_models_the_sweep_records(tiny_sweep, capsys):
+    swept = realtext.load_sweep(tiny_sweep[0])[0]
+    records, models = realtext.run_models(
+        ("none", "learned", "alibi"), progress=False, **TINY
+    )
+    assert records == swept  # in job order, the same numbers
+    assert capsys.readouterr().err == ""
+    assert list(models) == [("none", 0), ("learned", 0), ("alibi", 0)]
+    assert [len(m.losses) for m in models.values()] == [TINY["steps"]] * 3
+    assert models["alibi", 0].config == model_config("alibi", train_len=8, vocab_size=None)
+    defaults, _ = realtext.run_models(("none",), seeds=(1,), progress=False, **TINY)
+    assert {r["seed"] for r in defaults} == {1}
+
+
+def test_the_command_line_prints_both_modes_tables_and_resumes(tmp_path, monkeypatch, capsys):
+    argv = ["--tiny", "--workers", "1", "--no-progress", "--out", str(tmp_path)]
+    realtext.main(argv)
+    printed = capsys.readouterr().out
+    records = realtext.load_sweep(tmp_path)[0]
+    tables = "\n\n".join(results_table(records, mode=mode) for mode in MODES) + "\n"
+    assert printed.startswith(tables)
+    assert printed.splitlines()[0] == (
+        "bits per character, non-overlapping chunks, mean (min-max) over 1 seed"
+    )
+    assert "bits per character, sliding windows" in printed and "cannot run" in printed
+    assert {r["scheme"] for r in records} == set(realtext.REALTEXT.tiny["schemes"])
+    figure = tmp_path / "results.png"
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and figure.stat().st_size > 10_000
+    stamp = sweep.load_provenance(tmp_path / "results.json")
+    assert stamp["settings"]["options"]["steps"] == realtext.REALTEXT.tiny["steps"]
+
+    def trained_again(job, **_):
+        raise AssertionError(f"trained again: {job}")
+
+    monkeypatch.setattr(realtext, "train_and_score", trained_again)
+    realtext.main(argv)  # every model is in progress.jsonl: the same tables, nothing trained
+    assert capsys.readouterr().out.startswith(tables)
+
+
 @pytest.mark.slow
 def test_results_do_not_depend_on_the_number_of_workers(tiny_sweep, tmp_path):
     records = realtext.load_sweep(tiny_sweep[0])[0]
