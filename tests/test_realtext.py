@@ -273,9 +273,7 @@ def test_a_rerun_resumes_from_the_progress_file_and_trains_nothing_again(tiny_sw
 
 def test_run_models_trains_now_the_models_the_sweep_records(tiny_sweep, capsys):
     swept = realtext.load_sweep(tiny_sweep[0])[0]
-    records, models = realtext.run_models(
-        ("none", "learned", "alibi"), progress=False, **TINY
-    )
+    records, models = realtext.run_models(("none", "learned", "alibi"), progress=False, **TINY)
     assert records == swept  # in job order, the same numbers
     assert capsys.readouterr().err == ""
     assert list(models) == [("none", 0), ("learned", 0), ("alibi", 0)]
