@@ -1,0 +1,208 @@
+"""The experiment engine's own parts (posenc_lib.sweep): the command line a learner or teacher
+types, and the process settings every worker takes. The sweeps themselves are tested through the
+two chapters that use them (tests/test_experiments.py, tests/test_realtext.py,
+tests/test_committed_data.py)."""
+
+import os
+
+import pytest
+
+from posenc_lib import experiments, realtext, sweep
+
+HELP = {
+    "out": "directory for the results",
+    "quick": "seed 0 only",
+    "tiny": "a seconds-long smoke run (tests)",
+    "seeds": "seeds 0 .. N-1",
+    "steps": "Adam steps per model",
+    "workers": "local worker processes, one BLAS thread each",
+    "backend": "loky: local processes; dask: a Dask cluster (pip install 'posenc-lib[cluster]')",
+    "scheduler": "with --backend dask: the scheduler's address (default: a LocalCluster here)",
+    "fresh": "discard DIR/progress.jsonl, start over",
+    "no_progress": "no progress bar",
+}
+
+
+@pytest.mark.parametrize("spec", [experiments.STUDY, realtext.REALTEXT], ids=lambda s: s.name)
+def test_the_command_line_says_what_each_option_does_and_defaults_to_the_committed_sweep(spec):
+    parser = sweep.parser(spec, "The sweep.", "seed 0 only")
+    assert parser.prog == f"python -m {spec.module}"
+    assert parser.description == "The sweep."
+    helps = {a.dest: a.help for a in parser._actions if a.dest != "help"}
+    assert helps == HELP
+    args = parser.parse_args(["--out", "x"])
+    assert (args.seeds, args.steps) == (len(spec.options["seeds"]), spec.options["steps"])
+    assert (args.quick, args.tiny, args.fresh, args.no_progress) == (False,) * 4
+    assert (args.backend, args.scheduler) == ("loky", None)
+    assert args.workers == min(2, os.cpu_count() or 1)
+    flags = parser.parse_args(["--out", "x", "--quick", "--tiny", "--fresh", "--no-progress"])
+    assert (flags.quick, flags.tiny, flags.fresh, flags.no_progress) == (True,) * 4
+    numbers = parser.parse_args(["--out", "x", "--seeds", "5", "--steps", "7", "--workers", "3"])
+    assert (numbers.seeds, numbers.steps, numbers.workers) == (5, 7, 3)
+    with pytest.raises(SystemExit):  # --out is required
+        parser.parse_args([])
+    with pytest.raises(SystemExit):  # only the two backends
+        parser.parse_args(["--out", "x", "--backend", "ray"])
+
+
+class FakeLibc:
+    """Records the mallopt calls a worker makes, and answers like glibc (1: accepted)."""
+
+    def __init__(self, answer=1):
+        self.calls, self.answer = [], answer
+
+    def mallopt(self, param, value):
+        self.calls.append((param, value))
+        return self.answer
+
+
+def test_each_worker_asks_glibc_to_keep_freed_memory_without_trimming_or_separate_mappings(
+    monkeypatch,
+):
+    import ctypes
+
+    libc = FakeLibc()
+    monkeypatch.setattr(sweep.platform, "system", lambda: "Linux")
+    monkeypatch.setattr(sweep.platform, "libc_ver", lambda: ("glibc", "2.36"))
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: libc)
+    assert sweep.keep_freed_memory() is True
+    # <malloc.h>: M_TRIM_THRESHOLD = -1 (never trim), M_MMAP_MAX = -4 (0: no separate mappings)
+    assert libc.calls == [(-1, 2**31 - 1), (-4, 0)]
+    refused = FakeLibc(answer=0)
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: refused)
+    assert sweep.keep_freed_memory() is False
+    for system, libc_name in [("Darwin", ""), ("Windows", ""), ("Linux", "musl")]:
+        untouched = FakeLibc()
+        monkeypatch.setattr(ctypes, "CDLL", lambda name, lib=untouched: lib)
+        monkeypatch.setattr(sweep.platform, "system", lambda s=system: s)
+        monkeypatch.setattr(sweep.platform, "libc_ver", lambda n=libc_name: (n, ""))
+        assert sweep.keep_freed_memory() is False and untouched.calls == []
+
+
+def test_a_worker_keeps_freed_memory_and_runs_its_job_on_one_blas_thread(monkeypatch):
+    from threadpoolctl import threadpool_info
+
+    kept = []
+    monkeypatch.setattr(sweep, "keep_freed_memory", lambda: kept.append(True))
+
+    def blas_threads(job):
+        return job, {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+
+    job, threads = sweep.one_blas_thread(blas_threads, {"n": 1})
+    assert job == {"n": 1} and threads <= {1} and kept == [True]
+
+
+# -- the code hash: what the committed data's provenance records --------------------------------
+# A synthetic package in a temporary directory, so the tests hold for any copy of the library
+# (mutation testing rewrites the library's own sources).
+
+PACKAGE = {
+    "a.py": '''
+"""Module a."""
+from .b import helper
+from . import c
+
+SCALE = 2
+
+
+def root(x):
+    """Doc."""
+    # a comment
+    return helper(x) * SCALE + c.value()
+
+
+def unused():
+    return 1
+''',
+    "b.py": "def helper(x):\n    return x + 1\n",
+    "c.py": "def value():\n    return 3\n\n\ndef other():\n    return 4\n",
+}
+
+
+def package(tmp_path, **edits):
+    """Write the synthetic package under tmp_path/pkg, with {file: (old, new)} edits applied."""
+    (tmp_path / "pkg").mkdir(parents=True, exist_ok=True)
+    for name, text in PACKAGE.items():
+        old, new = edits.get(name.removesuffix(".py"), ("", ""))
+        assert old in text
+        (tmp_path / "pkg" / name).write_text(text.replace(old, new, 1) if old else text)
+    return tmp_path
+
+
+def hash_of(tmp_path, **edits):
+    return sweep.code_hash(["pkg.a:root"], root=package(tmp_path, **edits))
+
+
+def test_the_code_hash_is_sha256_of_each_reached_definition_in_name_order(tmp_path):
+    import ast
+    import hashlib
+
+    digest = hashlib.sha256()
+    for module, name in [
+        ("pkg.a", "SCALE"),
+        ("pkg.a", "root"),
+        ("pkg.b", "helper"),
+        ("pkg.c", "value"),
+    ]:
+        source = PACKAGE[module[4:] + ".py"]
+        node = next(
+            n
+            for n in ast.parse(source).body
+            if name in [getattr(n, "name", None), *(t.id for t in getattr(n, "targets", []))]
+        )
+        digest.update(f"{module}:{name}\n{sweep.normalized_source(source, node)}\n".encode())
+    assert hash_of(tmp_path) == {"sha256": digest.hexdigest(), "definitions": 4}
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"a": ("return helper(x) * SCALE", "return helper(x) / SCALE")},
+        {"a": ("SCALE = 2", "SCALE = 3")},
+        {"b": ("x + 1", "x + 2")},  # reached through `from .b import helper`
+        {"c": ("return 3", "return 5")},  # reached through `from . import c` and c.value
+    ],
+    ids=["root", "constant", "imported-function", "module-attribute"],
+)
+def test_a_change_to_any_definition_the_root_reaches_changes_the_hash(tmp_path, edit):
+    before = hash_of(tmp_path)
+    assert hash_of(tmp_path / "edited", **edit) != before
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"a": ("# a comment", "# another comment")},
+        {"a": ('"""Doc."""', '"""Another docstring."""')},
+        {"a": ('"""Module a."""', '"""Module a, described anew."""')},
+        {"a": ("return helper(x) * SCALE", "return helper( x )*SCALE")},  # layout
+        {"a": ("return 1", "return 2")},  # a definition root does not reach
+        {"c": ("return 4", "return 6")},  # another function of a module root uses
+    ],
+    ids=["comment", "docstring", "module-docstring", "layout", "unreached", "unreached-in-module"],
+)
+def test_comments_docstrings_layout_and_unreached_code_do_not_change_the_hash(tmp_path, edit):
+    assert hash_of(tmp_path / "edited", **edit) == hash_of(tmp_path)
+
+
+def test_normalized_source_keeps_tokens_and_indentation_and_drops_the_rest():
+    import ast
+
+    source = (
+        "class K:\n"
+        '    """Class doc."""\n'
+        "    def f(self, x):  # trailing\n"
+        "        '''Method doc.'''\n"
+        "        y = (x +\n"
+        "             1)\n"
+        "        'a string statement, not a docstring'\n"
+        '        return f"{y!r:>{x}}"\n'
+    )
+    node = ast.parse(source).body[0]
+    assert sweep.normalized_source(source, node).splitlines() == [
+        "@0 class K :",
+        "@4 def f ( self , x ) :",
+        "@8 y = ( x + 1 )",
+        "@8 'a string statement, not a docstring'",
+        '@8 return f"{y!r:>{x}}"',
+    ]
