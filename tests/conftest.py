@@ -24,6 +24,30 @@ settings.register_profile("mutants", derandomize=True, deadline=None, max_exampl
 settings.load_profile(os.environ.get("POSENC_HYPOTHESIS", "default"))
 
 
+@pytest.fixture(autouse=True)
+def _no_code_hash_of_mutated_sources(monkeypatch):
+    """Under `make mutants`, the library's own sources do not hash: stand in a fixed value.
+
+    mutmut rewrites every function of a mutated module into a trampoline to its thousands of
+    mutant copies, so hashing the installed sources (`posenc_lib.sweep.code_hash` with no
+    ``root``, the provenance of every sweep a test runs) tokenizes them all: a minute per test,
+    to hash code that is not the library's. Those provenance tests are deselected under mutmut
+    (pyproject.toml); the tests of the hash itself pass a ``root`` and still run it.
+    """
+    if "MUTANT_UNDER_TEST" not in os.environ:
+        return
+    from posenc_lib import sweep
+
+    code_hash = sweep.code_hash
+
+    def installed_sources_unhashed(roots, *, root=None):
+        if root is None:
+            return {"sha256": "mutated sources: not hashed", "definitions": 0}
+        return code_hash(roots, root=root)
+
+    monkeypatch.setattr(sweep, "code_hash", installed_sources_unhashed)
+
+
 def pytest_collection_modifyitems(items):
     """Under `make mutants`, run each mutant's tests fastest first.
 
