@@ -24,8 +24,8 @@ settings.register_profile("mutants", derandomize=True, deadline=None, max_exampl
 settings.load_profile(os.environ.get("POSENC_HYPOTHESIS", "default"))
 
 
-@pytest.fixture(autouse=True)
-def _no_code_hash_of_mutated_sources(monkeypatch):
+@pytest.fixture(scope="session", autouse=True)
+def _no_code_hash_of_mutated_sources():
     """Under `make mutants`, the library's own sources do not hash: stand in a fixed value.
 
     mutmut rewrites every function of a mutated module into a trampoline to its thousands of
@@ -35,6 +35,7 @@ def _no_code_hash_of_mutated_sources(monkeypatch):
     (pyproject.toml); the tests of the hash itself pass a ``root`` and still run it.
     """
     if "MUTANT_UNDER_TEST" not in os.environ:
+        yield
         return
     from posenc_lib import sweep
 
@@ -45,7 +46,9 @@ def _no_code_hash_of_mutated_sources(monkeypatch):
             return {"sha256": "mutated sources: not hashed", "definitions": 0}
         return code_hash(roots, root=root)
 
-    monkeypatch.setattr(sweep, "code_hash", installed_sources_unhashed)
+    with pytest.MonkeyPatch.context() as patch:  # before every module's fixtures (session)
+        patch.setattr(sweep, "code_hash", installed_sources_unhashed)
+        yield
 
 
 def pytest_collection_modifyitems(items):
