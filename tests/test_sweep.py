@@ -5,6 +5,7 @@ tests/test_committed_data.py)."""
 
 import os
 
+import numpy as np
 import pytest
 
 from posenc_lib import experiments, realtext, sweep
@@ -199,10 +200,51 @@ def test_normalized_source_keeps_tokens_and_indentation_and_drops_the_rest():
         '        return f"{y!r:>{x}}"\n'
     )
     node = ast.parse(source).body[0]
-    assert sweep.normalized_source(source, node).splitlines() == [
-        "@0 class K :",
-        "@4 def f ( self , x ) :",
-        "@8 y = ( x + 1 )",
-        "@8 'a string statement, not a docstring'",
-        '@8 return f"{y!r:>{x}}"',
-    ]
+    assert sweep.normalized_source(source, node) == "\n".join(
+        [
+            "@0 class K :",
+            "@4 def f ( self , x ) :",
+            "@8 y = ( x + 1 )",
+            "@8 'a string statement, not a docstring'",
+            '@8 return f"{y!r:>{x}}"',
+        ]
+    )
+
+
+def test_normalized_source_keeps_code_after_a_docstring_on_its_line_and_bodies_without_one():
+    import ast
+
+    source = 'def f():\n    "Doc."; return 1\n\n\ndef g():\n    pass\n'
+    f, g = ast.parse(source).body
+    assert sweep.normalized_source(source, f) == "@0 def f ( ) :\n@10 ; return 1"
+    assert sweep.normalized_source(source, g) == "@0 def g ( ) :\n@4 pass"
+
+
+# -- reading the records: per-position curves in bins --------------------------------------------
+
+
+def test_binned_curves_pool_each_bin_then_spread_over_the_records():
+    first = {"totals": [0, 2, 4, 1, 3, 3, 9], "counts": [0, 4, 4, 1, 0, 0, 9]}
+    second = {"totals": [1, 1, 2, 2, 6, 0, 9], "counts": [2, 2, 1, 1, 6, 2, 9]}
+    centres, mean, low, high = sweep.binned_curves([first, second], bin_width=2, missing=-1.0)
+    # bins of positions (0, 1), (2, 3), (4, 5); position 6 is not a whole bin
+    # first:  2/4 = 0.5, 5/5 = 1.0, no targets -> -1.0
+    # second: 2/4 = 0.5, 4/2 = 2.0, 6/8 = 0.75
+    assert centres.tolist() == [0.5, 2.5, 4.5]
+    assert mean.tolist() == [0.5, 1.5, -0.125]
+    assert low.tolist() == [0.5, 1.0, -1.0]
+    assert high.tolist() == [0.5, 2.0, 0.75]
+    one_target = {"totals": [3, 5], "counts": [1, 0]}  # a bin of one target is its value
+    centres, mean, _, _ = sweep.binned_curves([one_target])  # default: one position per bin
+    assert centres.tolist() == [0.0, 1.0]
+    assert mean[0] == 3.0 and np.isnan(mean[1])  # missing defaults to NaN
+
+
+def test_binned_curves_refuse_a_bin_width_below_one_naming_it():
+    assert sweep.binned_curves([{"totals": [1], "counts": [1]}], bin_width=1)[1].tolist() == [1.0]
+    with pytest.raises(
+        ValueError, match=r"^binned_curves: bin_width must be an integer >= 1, got 0$"
+    ):
+        sweep.binned_curves([], bin_width=0)
+    with pytest.raises(TypeError, match=r"^binned_curves: bin_width must be an integer, got 1.5$"):
+        sweep.binned_curves([], bin_width=1.5)
