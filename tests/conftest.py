@@ -25,8 +25,9 @@ settings.load_profile(os.environ.get("POSENC_HYPOTHESIS", "default"))
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _no_code_hash_of_mutated_sources():
-    """Under `make mutants`, the library's own sources do not hash: stand in a fixed value.
+def _under_mutmut():
+    """Under `make mutants`: a fixed value for the hash of the library's own sources, and no
+    worker processes left behind.
 
     mutmut rewrites every function of a mutated module into a trampoline to its thousands of
     mutant copies, so hashing the installed sources (`posenc_lib.sweep.code_hash` with no
@@ -37,6 +38,8 @@ def _no_code_hash_of_mutated_sources():
     if "MUTANT_UNDER_TEST" not in os.environ:
         yield
         return
+    from joblib.externals.loky import reusable_executor
+
     from posenc_lib import sweep
 
     code_hash = sweep.code_hash
@@ -49,6 +52,11 @@ def _no_code_hash_of_mutated_sources():
     with pytest.MonkeyPatch.context() as patch:  # before every module's fixtures (session)
         patch.setattr(sweep, "code_hash", installed_sources_unhashed)
         yield
+    # mutmut runs its first test sessions in its own process and then waits for any child to
+    # end: loky's worker processes, kept for reuse, would end minutes later and be taken for a
+    # mutant's result. Stop them with the session (loky keeps its one executor in _executor).
+    if reusable_executor._executor is not None:
+        reusable_executor._executor.shutdown(wait=True)
 
 
 def pytest_collection_modifyitems(items):
