@@ -63,31 +63,37 @@ def test_the_committed_data_were_made_by_the_code_and_settings_as_they_are(name)
 
 
 @pytest.mark.parametrize("name", SWEEPS)
-def test_stale_provenance_names_each_file_and_field_that_no_longer_matches(name, tmp_path):
+def test_stale_provenance_names_each_file_and_field_that_no_longer_matches(
+    name, tmp_path, monkeypatch
+):
     spec = SWEEPS[name]
+    directory = tmp_path / spec.name
+    directory.mkdir()
     now = sweep.provenance(spec, spec.options)  # what the code and settings make today
     for file in spec.files:
-        sweep.write_records(tmp_path / f"{file}.json", [], now)
-    assert sweep.stale_provenance(spec, tmp_path) == []
+        sweep.write_records(directory / f"{file}.json", [], now)
+    assert sweep.stale_provenance(spec, directory) == []
     first, *_, last = spec.files  # every sweep writes two files or more
+    (directory / f"{first}.json").write_text("[]")  # a plain list: no provenance at all
     old = {
         **now,
         "code": {**now["code"], "sha256": "0" * 64},
         "settings": {**now["settings"], "options": {**spec.options, "steps": 1}},
     }
-    sweep.write_records(tmp_path / f"{first}.json", [], old)
-    (tmp_path / f"{last}.json").write_text("[]")  # a plain list: no provenance at all
-    problems = sweep.stale_provenance(spec, tmp_path)
+    sweep.write_records(directory / f"{last}.json", [], old)
+    problems = sweep.stale_provenance(spec, directory)
     assert [p.split(" ")[:2] for p in problems] == [
-        [f"{first}.json:", "code"],
-        [f"{first}.json:", "settings"],
-        [f"{last}.json:", "no"],
+        [f"{first}.json:", "no"],
+        [f"{last}.json:", "code"],
+        [f"{last}.json:", "settings"],
     ]
-    assert problems[0].endswith(f"!= now {now['code']}")
-    assert problems[-1] == f"{last}.json: no provenance"
+    assert problems[0] == f"{first}.json: no provenance"
+    assert problems[1].endswith(f"!= now {now['code']}")
+    monkeypatch.setattr(sweep, "DATA", tmp_path)  # the default directory: DATA / the sweep's name
+    assert sweep.stale_provenance(spec) == problems
     inputs = {**now, "inputs": {"corpus.json.gz": "0" * 64}}
-    sweep.write_records(tmp_path / f"{first}.json", [], inputs)
-    assert sweep.stale_provenance(spec, tmp_path)[0].startswith(f"{first}.json: inputs ")
+    sweep.write_records(directory / f"{last}.json", [], inputs)
+    assert sweep.stale_provenance(spec, directory)[1].startswith(f"{last}.json: inputs ")
 
 
 @pytest.fixture

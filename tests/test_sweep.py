@@ -248,3 +248,20 @@ def test_binned_curves_refuse_a_bin_width_below_one_naming_it():
         sweep.binned_curves([], bin_width=0)
     with pytest.raises(TypeError, match=r"^binned_curves: bin_width must be an integer, got 1.5$"):
         sweep.binned_curves([], bin_width=1.5)
+
+
+# -- the chapters' entry points hand everything to the engine ------------------------------------
+
+
+@pytest.mark.parametrize("module", [experiments, realtext], ids=["study", "realtext"])
+def test_a_chapters_run_sweep_passes_its_sweep_directory_and_options_to_the_engine(
+    module, monkeypatch
+):
+    calls = []
+    monkeypatch.setattr(sweep, "run_sweep", lambda *args, **kwargs: calls.append((args, kwargs)))
+    spec = experiments.STUDY if module is experiments else realtext.REALTEXT
+    module.run_sweep("out")
+    module.run_sweep("elsewhere", workers=3, backend="dask", progress=False, fresh=True, steps=5)
+    defaults = {"workers": 2, "backend": "loky", "progress": True, "fresh": False}
+    given = {"workers": 3, "backend": "dask", "progress": False, "fresh": True, "steps": 5}
+    assert calls == [((spec, "out"), defaults), ((spec, "elsewhere"), given)]
