@@ -102,6 +102,7 @@ PACKAGE = {
 """Module a."""
 from .b import helper
 from . import c
+from .sub.d import deep
 
 SCALE = 2
 
@@ -109,7 +110,7 @@ SCALE = 2
 def root(x):
     """Doc."""
     # a comment
-    return helper(x) * SCALE + c.value()
+    return helper(helper(x)) * SCALE + c.value() + deep()
 
 
 def unused():
@@ -117,6 +118,8 @@ def unused():
 ''',
     "b.py": "def helper(x):\n    return x + 1\n",
     "c.py": "def value():\n    return 3\n\n\ndef other():\n    return 4\n",
+    "sub/d.py": "from .e import LIMIT\n\n\ndef deep():\n    return LIMIT\n",  # a subpackage
+    "sub/e.py": "LIMIT: int = 5\n",  # an annotated constant
 }
 
 
@@ -126,6 +129,7 @@ def package(tmp_path, **edits):
     for name, text in PACKAGE.items():
         old, new = edits.get(name.removesuffix(".py"), ("", ""))
         assert old in text
+        (tmp_path / "pkg" / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "pkg" / name).write_text(text.replace(old, new, 1) if old else text)
     return tmp_path
 
@@ -144,26 +148,31 @@ def test_the_code_hash_is_sha256_of_each_reached_definition_in_name_order(tmp_pa
         ("pkg.a", "root"),
         ("pkg.b", "helper"),
         ("pkg.c", "value"),
+        ("pkg.sub.d", "deep"),
+        ("pkg.sub.e", "LIMIT"),
     ]:
-        source = PACKAGE[module[4:] + ".py"]
+        source = PACKAGE[module[4:].replace(".", "/") + ".py"]
         node = next(
             n
             for n in ast.parse(source).body
-            if name in [getattr(n, "name", None), *(t.id for t in getattr(n, "targets", []))]
+            if name
+            in [getattr(n, "name", None), getattr(getattr(n, "target", None), "id", None)]
+            + [t.id for t in getattr(n, "targets", [])]
         )
         digest.update(f"{module}:{name}\n{sweep.normalized_source(source, node)}\n".encode())
-    assert hash_of(tmp_path) == {"sha256": digest.hexdigest(), "definitions": 4}
+    assert hash_of(tmp_path) == {"sha256": digest.hexdigest(), "definitions": 6}
 
 
 @pytest.mark.parametrize(
     "edit",
     [
-        {"a": ("return helper(x) * SCALE", "return helper(x) / SCALE")},
+        {"a": ("return helper(helper(x)) * SCALE", "return helper(helper(x)) / SCALE")},
         {"a": ("SCALE = 2", "SCALE = 3")},
         {"b": ("x + 1", "x + 2")},  # reached through `from .b import helper`
         {"c": ("return 3", "return 5")},  # reached through `from . import c` and c.value
+        {"sub/e": ("LIMIT: int = 5", "LIMIT: int = 6")},  # through a subpackage's own import
     ],
-    ids=["root", "constant", "imported-function", "module-attribute"],
+    ids=["root", "constant", "imported-function", "module-attribute", "subpackage"],
 )
 def test_a_change_to_any_definition_the_root_reaches_changes_the_hash(tmp_path, edit):
     before = hash_of(tmp_path)
@@ -176,7 +185,7 @@ def test_a_change_to_any_definition_the_root_reaches_changes_the_hash(tmp_path, 
         {"a": ("# a comment", "# another comment")},
         {"a": ('"""Doc."""', '"""Another docstring."""')},
         {"a": ('"""Module a."""', '"""Module a, described anew."""')},
-        {"a": ("return helper(x) * SCALE", "return helper( x )*SCALE")},  # layout
+        {"a": ("return helper(helper(x)) * SCALE", "return helper( helper( x ) )*SCALE")},  # layout
         {"a": ("return 1", "return 2")},  # a definition root does not reach
         {"c": ("return 4", "return 6")},  # another function of a module root uses
     ],
