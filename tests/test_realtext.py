@@ -446,3 +446,85 @@ def test_paired_differences_are_per_seed_and_refuse_models_that_cannot_run(tiny_
     assert diffs == {k: rows["alibi", k] - rows["none", k] for k in diffs} and len(diffs) >= 1
     with pytest.raises(ValueError, match="paired_differences: 'learned' cannot run"):
         realtext.paired_differences(records, "learned", "none", 16)
+
+
+# -- bad input, and the edges of the summaries -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (
+            lambda: realtext.paired_differences([], "rope", "alibi", 64, mode="chunks"),
+            ValueError,
+            "paired_differences: mode must be one of 'nonoverlapping', 'sliding', got 'chunks'",
+        ),
+        (
+            lambda: realtext.position_bits([], "rope", 64, bin_width=0),
+            ValueError,
+            "position_bits: bin_width must be an integer >= 1, got 0",
+        ),
+        (
+            lambda: realtext.position_bits([], "rope", 64, field="bits"),
+            ValueError,
+            "position_bits: field must be one of 'totals', 'excess', got 'bits'",
+        ),
+        (
+            lambda: realtext.scored_topics(n_scored=-1),
+            ValueError,
+            "scored_topics: n_scored must be an integer >= 0, got -1",
+        ),
+    ],
+    ids=["mode", "bin-width", "field", "n-scored"],
+)
+def test_the_real_text_summaries_refuse_bad_arguments_naming_them(call, error, message):
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        call()
+
+
+def test_paired_differences_pair_only_the_seeds_both_models_have():
+    rows = [
+        {"scheme": s, "config": realtext.CONFIG_NAME, "seed": k, "eval_len": 64}
+        | {"mode": "sliding", "region": "all", "value": v}
+        for s, k, v in [("rope", 0, 2.0), ("rope", 1, 3.0), ("alibi", 1, 2.5), ("alibi", 2, 9.0)]
+    ]
+    assert realtext.paired_differences(rows, "rope", "alibi", 64, mode="sliding") == {1: 0.5}
+
+
+def test_position_bits_average_each_bin_over_its_characters_and_take_curves_without_a_config():
+    curve = {
+        "scheme": "rope",
+        "eval_len": 4,
+        "totals": [3.0, 1.0, 4.0, 2.0],
+        "counts": [1, 1, 1, 0],
+    }
+    centres, mean, low, high = realtext.position_bits([curve], "rope", 4, bin_width=2)
+    # bins (0, 1) and (2, 3): 4 bits over 2 characters, 6 bits over 1 character
+    assert centres.tolist() == [0.5, 2.5] and mean.tolist() == low.tolist() == [2.0, 6.0]
+    centres, mean, _, _ = realtext.position_bits([curve], "rope", 4)  # one position per bin
+    assert mean.tolist() == [3.0, 1.0, 4.0, 2.0]  # an empty position keeps its total (0 / 1)
+    other = {**curve, "config": "another"}
+    with pytest.raises(ValueError, match="no totals curve of 'rope'"):
+        realtext.position_bits([other], "rope", 4)
+
+
+def test_scored_topics_count_the_characters_scored_in_each_validation_topic():
+    corpus = load_corpus()
+    assert realtext.scored_topics() == realtext.scored_topics(corpus)  # the corpus by default
+    spans = corpus.validation_spans
+    first_length = spans[0][2] - spans[0][1]
+    counts = realtext.scored_topics(corpus, n_scored=first_length + 10)
+    assert counts[0] == (spans[0][0], first_length, first_length)
+    assert counts[1][1] == 10 - (spans[1][1] - spans[0][2])  # minus the newline between topics
+    assert all(scored == 0 for _, scored, _ in counts[2:])  # topics past n_scored: none
+    assert all(scored == 0 for _, scored, _ in realtext.scored_topics(corpus, n_scored=0))
+    everything = realtext.scored_topics(corpus, n_scored=len(corpus.validation))  # the whole text
+    assert [scored for _, scored, _ in everything] == [size for _, _, size in everything]
+    with pytest.raises(ValueError, match=r"n_scored must be <= \d+ \(the validation text\)"):
+        realtext.scored_topics(corpus, n_scored=len(corpus.validation) + 1)
+
+    class Tiny:  # any corpus with a validation text and its topics' spans
+        validation = "ab\ncd"
+        validation_spans = (("first", 0, 2), ("second", 3, 5))
+
+    assert realtext.scored_topics(Tiny(), n_scored=4) == [("first", 2, 2), ("second", 1, 2)]

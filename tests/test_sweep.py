@@ -274,3 +274,40 @@ def test_a_chapters_run_sweep_passes_its_sweep_directory_and_options_to_the_engi
     defaults = {"workers": 2, "backend": "loky", "progress": True, "fresh": False}
     given = {"workers": 3, "backend": "dask", "progress": False, "fresh": True, "steps": 5}
     assert calls == [((spec, "out"), defaults), ((spec, "elsewhere"), given)]
+
+
+def test_run_models_hands_its_jobs_workers_backend_and_progress_to_the_engine(monkeypatch):
+    calls = []
+
+    def run_jobs(jobs, runner, **kwargs):
+        calls.append((jobs, runner, kwargs))
+        return []
+
+    monkeypatch.setattr(sweep, "run_jobs", run_jobs)
+    assert realtext.run_models(("none",), steps=5) == ([], {})
+    realtext.run_models(("rope",), (1, 2), workers=2, backend="dask", progress=False)
+    (jobs, runner, defaults), (more_jobs, _, given) = calls
+    assert jobs == realtext.sweep_jobs(("none",), (0,), steps=5) and runner is realtext._run
+    assert defaults == {"workers": 1, "backend": "loky", "progress": True, "keep_models": True}
+    assert more_jobs == realtext.sweep_jobs(("rope",), (1, 2))
+    assert given == {"workers": 2, "backend": "dask", "progress": False, "keep_models": True}
+
+
+def test_run_one_trains_the_study_job_with_the_studys_defaults(monkeypatch):
+    calls = []
+
+    def train_and_measure(job, **kwargs):
+        calls.append((job, kwargs))
+        return {"records": ["records"], "result": "model"}
+
+    monkeypatch.setattr(experiments, "train_and_measure", train_and_measure)
+    assert experiments.run_one("markov", "alibi", 3) == ["records"]
+    assert experiments.run_one("markov", "alibi", 3, progress=True, keep_model=True) == (
+        ["records"],
+        "model",
+    )
+    (job, default), (_, asked) = calls
+    assert job == experiments.study_jobs(["markov"], ["alibi"], [3])[0]
+    assert (job["steps"], job["train_len"], job["config"]) == (400, 32, "4x8+mlp")
+    assert (job["eval_lens"], job["n_tokens"]) == ([32, 64, 128, 256], 4096)
+    assert default == {"progress": False} and asked == {"progress": True}
