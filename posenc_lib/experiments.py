@@ -1257,7 +1257,7 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
         headers,
         rows_out,
         digits=digits,
-        column_width=cell_width(digits),
+        column_width=cell_width(digits, headers),
         label_width=14,
     )
     return "\n".join([heading, *table])

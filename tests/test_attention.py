@@ -410,3 +410,161 @@ def test_transformer_block_is_the_pre_norm_residual_formula_and_equivariant():
     causal = transformer_block(x[order], w_q, w_k, w_v, w_o, w_in, w_out, causal=True)
     causal_out = transformer_block(x, w_q, w_k, w_v, w_o, w_in, w_out, causal=True)
     assert not np.allclose(causal, causal_out[order], atol=1e-3)
+
+
+# -- transformer_block on a batch, its defaults and its exact refusals ---------------------------
+
+
+def block_weights(d_model=4, d_k=3, d_v=2, d_hidden=6, seed=7):
+    """Random weights of a block whose widths all differ: w_q, w_k, w_v, w_o, w_in, w_out."""
+    rng = np.random.default_rng(seed)
+    shapes = [(d_model, d_k), (d_model, d_k), (d_model, d_v), (d_v, d_model)]
+    shapes += [(d_model, d_hidden), (d_hidden, d_model)]
+    return [rng.normal(size=s) for s in shapes]
+
+
+def reference_block(x, w_q, w_k, w_v, w_o, w_in, w_out, causal):
+    """One token sequence (T, d_model) through the block, written out with loops over tokens."""
+    t = len(x)
+
+    def norm(z):
+        out = np.empty_like(z)
+        for i, row in enumerate(z):
+            centred = row - row.sum() / len(row)
+            out[i] = centred / np.sqrt((centred**2).sum() / len(row) + 1e-5)
+        return out
+
+    n = norm(x)
+    q, k, v = n @ w_q, n @ w_k, n @ w_v
+    mixed = np.zeros((t, v.shape[1]))
+    for i in range(t):
+        keys = range(i + 1) if causal else range(t)
+        scores = np.array([q[i] @ k[j] / np.sqrt(k.shape[1]) for j in keys])
+        weights = np.exp(scores - scores.max())
+        weights /= weights.sum()
+        mixed[i] = sum(w * v[j] for w, j in zip(weights, keys, strict=True))
+    h = x + mixed @ w_o
+    return h + np.maximum(norm(h) @ w_in, 0.0) @ w_out
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_transformer_block_normalises_each_token_of_each_batch_entry_on_its_own(causal):
+    """A batch of 2 sequences of 3 tokens of width 4 (every axis a different length): each
+    sequence comes out as the block written out with loops gives it on its own."""
+    x = np.random.default_rng(1).normal(size=(2, 3, 4)) * [[[1.0], [3.0], [0.5]]]
+    w = block_weights()
+    out = transformer_block(x, *w, causal=causal)
+    assert out.shape == (2, 3, 4)
+    for b in range(2):
+        np.testing.assert_allclose(out[b], reference_block(x[b], *w, causal), atol=1e-12)
+
+
+def test_transformer_block_has_no_causal_mask_unless_asked():
+    x = np.random.default_rng(2).normal(size=(2, 3, 4))
+    w = block_weights()
+    np.testing.assert_array_equal(transformer_block(x, *w), transformer_block(x, *w, causal=False))
+    assert not np.allclose(transformer_block(x, *w), transformer_block(x, *w, causal=True))
+
+
+X_BLOCK = np.ones((2, 3, 4))  # batch 2, T = 3, d_model = 4
+W_Q, W_K, W_V, W_O, W_IN, W_OUT = block_weights()  # d_k 3, d_v 2, d_hidden 6
+
+
+def with_nan(shape):
+    w = np.ones(shape)
+    w[0, 1] = np.nan
+    return w
+
+
+@pytest.mark.parametrize(
+    ("changes", "error", "message"),
+    [
+        (
+            {"x": np.ones(4)},
+            ValueError,
+            "transformer_block: x must have at least 2 axes, got [1.0, 1.0, 1.0, 1.0] (shape (4,))",
+        ),
+        (
+            {"w_q": np.ones((3, 3))},
+            ValueError,
+            "transformer_block: w_q must have shape (d_model, width) = (4, ...) to multiply x of "
+            "shape (2, 3, 4), got (3, 3)",
+        ),
+        (
+            {"w_o": np.ones((3, 4))},
+            ValueError,
+            "transformer_block: w_o must have shape (d_v, width) = (2, ...), got (3, 4)",
+        ),
+        (
+            {"w_o": np.ones(2)},  # one axis only, of the right length d_v
+            ValueError,
+            "transformer_block: w_o must have shape (d_v, width) = (2, ...), got (2,)",
+        ),
+        (
+            {"w_o": np.ones((2, 4, 1))},  # three axes, the first of the right length d_v
+            ValueError,
+            "transformer_block: w_o must have shape (d_v, width) = (2, ...), got (2, 4, 1)",
+        ),
+        (
+            {"w_o": np.ones((2, 3))},  # 3 columns: T, not d_model
+            ValueError,
+            "transformer_block: w_o must map back to d_model = 4 columns, got (2, 3)",
+        ),
+        (
+            {"w_o": with_nan((2, 4))},
+            ValueError,
+            "transformer_block: w_o must be finite, got nan at index (0, 1)",
+        ),
+        (
+            {"w_o": "w"},
+            TypeError,
+            "transformer_block: w_o must be a numeric array, got 'w'",
+        ),
+        (
+            {"w_in": np.ones((3, 6))},  # 3 rows: T, not d_model
+            ValueError,
+            "transformer_block: w_in must have shape (d_model, width) = (4, ...), got (3, 6)",
+        ),
+        (
+            {"w_in": with_nan((4, 6))},
+            ValueError,
+            "transformer_block: w_in must be finite, got nan at index (0, 1)",
+        ),
+        (
+            {"w_out": np.ones((5, 4))},
+            ValueError,
+            "transformer_block: w_out must have shape (d_hidden, width) = (6, ...), got (5, 4)",
+        ),
+        (
+            {"w_out": np.ones((6, 3))},  # 3 columns: T, not d_model
+            ValueError,
+            "transformer_block: w_out must map back to d_model = 4 columns, got (6, 3)",
+        ),
+        (
+            {"w_out": with_nan((6, 4))},
+            ValueError,
+            "transformer_block: w_out must be finite, got nan at index (0, 1)",
+        ),
+        (
+            {"causal": 1},
+            TypeError,
+            "transformer_block: causal must be True or False, got 1",
+        ),
+    ],
+)
+def test_transformer_block_refuses_each_wrong_argument_naming_it_the_value_and_what_fits(
+    changes, error, message
+):
+    call = {
+        "x": X_BLOCK,
+        "w_q": W_Q,
+        "w_k": W_K,
+        "w_v": W_V,
+        "w_o": W_O,
+        "w_in": W_IN,
+        "w_out": W_OUT,
+        "causal": False,
+    }
+    with pytest.raises(error) as caught:
+        transformer_block(**{**call, **changes})
+    assert str(caught.value) == message

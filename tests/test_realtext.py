@@ -528,3 +528,133 @@ def test_scored_topics_count_the_characters_scored_in_each_validation_topic():
         validation_spans = (("first", 0, 2), ("second", 3, 5))
 
     assert realtext.scored_topics(Tiny(), n_scored=4) == [("first", 2, 2), ("second", 1, 2)]
+
+
+def hand_records():
+    """Two seeds of three schemes in both modes, a scheme only in sliding mode, another config."""
+
+    def rec(scheme, seed, n, mode, region, value, config=realtext.CONFIG_NAME):
+        return {"task": "pydoc-topics", "scheme": scheme, "config": config, "seed": seed} | {
+            "train_len": 8,
+            "eval_len": n,
+            "mode": mode,
+            "region": region,
+            "metric": "bits_per_char",
+            "value": value,
+        }
+
+    rows = []
+    for mode, shift in [("nonoverlapping", 0.0), ("sliding", 0.5)]:
+        for seed, s in [(0, 0.0), (1, 0.25)]:
+            rows += [
+                rec("rope", seed, 8, mode, "all", 2.0 + shift + s),
+                rec("rope", seed, 16, mode, "all", 3.0 + shift + s),
+                rec("rope", seed, 16, mode, "unseen", 4.0 + shift + s),
+                rec("learned", seed, 8, mode, "all", 1.0 + shift + s),
+                rec("learned", seed, 16, mode, "all", None),
+                rec("learned", seed, 16, mode, "unseen", None),
+                rec("alibi", seed, 8, mode, "all", 1.5 + shift + s),  # never run at 16
+                rec("t5", seed, 8, mode, "all", 9.0, config="another"),
+            ]
+    return rows + [rec("sinusoidal", 2, 24, "sliding", "all", 7.0)]  # sliding mode only
+
+
+def test_results_table_reads_one_mode_and_region_of_its_configuration_written_out():
+    records = [r for r in hand_records() if r["scheme"] != "sinusoidal" or r["mode"] != "sliding"]
+    assert results_table(records) == "\n".join(
+        [
+            "bits per character, non-overlapping chunks, mean (min-max) over 2 seeds",
+            "scheme                  L = 8          2L = 16",
+            "rope         2.12 (2.00-2.25) 3.12 (3.00-3.25)",
+            "learned      1.12 (1.00-1.25)       cannot run",
+            "alibi        1.62 (1.50-1.75)          not run",
+        ]
+    )
+    # unseen: the training length's column is over all positions (nothing there is unseen)
+    assert results_table(records, mode="sliding", region="unseen", digits=1) == "\n".join(
+        [
+            "bits per character, sliding windows, mean (min-max) over 2 seeds",
+            "scheme               L = 8       2L = 16",
+            "rope         2.6 (2.5-2.8) 4.6 (4.5-4.8)",
+            "learned      1.6 (1.5-1.8)    cannot run",
+            "alibi        2.1 (2.0-2.2)       not run",
+        ]
+    )
+    one_seed = results_table([r for r in records if r["seed"] == 0]).splitlines()
+    assert one_seed[0].endswith("over 1 seed") and one_seed[2].startswith("rope         2.00")
+    sliding_only = results_table(hand_records()).splitlines()  # another mode's scheme: absent
+    assert [line.split()[0] for line in sliding_only[2:]] == ["rope", "learned", "alibi"]
+
+
+def test_summarize_selects_one_mode_region_and_configuration():
+    records = hand_records()
+    assert realtext.summarize(records, mode="sliding", region="unseen") == {
+        ("rope", 16): (4.625, 4.5, 4.75),
+        ("learned", 16): None,
+    }
+    by_default = realtext.summarize(records)  # non-overlapping chunks, all positions, CONFIG_NAME
+    assert by_default == realtext.summarize(
+        records, mode="nonoverlapping", region="all", config=realtext.CONFIG_NAME
+    )
+    assert set(by_default) == {
+        ("rope", 8),
+        ("rope", 16),
+        ("learned", 8),
+        ("learned", 16),
+        ("alibi", 8),
+    }
+    assert by_default["rope", 8] == (2.125, 2.0, 2.25)
+    assert realtext.summarize(records, config="another") == {("t5", 8): (9.0, 9.0, 9.0)}
+    for name, value, allowed in [
+        ("mode", "chunks", "'nonoverlapping', 'sliding'"),
+        ("region", "seen", "'all', 'unseen'"),
+    ]:
+        message = f"summarize: {name} must be one of {allowed}, got {value!r}"
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            realtext.summarize(records, **{name: value})
+
+
+def test_the_report_draws_both_modes_side_by_side_sharing_the_bits_axis(tmp_path, monkeypatch):
+    import matplotlib.figure
+
+    from posenc_lib import plots
+
+    drawn, saved = [], []
+    plot_results_ = plots.plot_results
+
+    def plot_results_spy(records, **kwargs):
+        drawn.append({k: v for k, v in kwargs.items() if k != "axes"} | {"axes": kwargs["axes"]})
+        return plot_results_(records, **kwargs)
+
+    savefig = matplotlib.figure.Figure.savefig
+
+    def savefig_spy(fig, *args, **kwargs):
+        saved.append(fig)
+        return savefig(fig, *args, **kwargs)
+
+    monkeypatch.setattr(plots, "plot_results", plot_results_spy)
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", savefig_spy)
+    records = realtext.load_sweep()[0]
+    text = realtext.report(records, tmp_path)
+    assert text == "\n\n".join(results_table(records, mode=m) for m in MODES) + "\n"
+    (fig,) = saved
+    left, right = fig.axes[:2]
+    assert [d["mode"] for d in drawn] == list(MODES)
+    assert [d["axes"] for d in drawn] == [[left], [right]]
+    assert all(d["config"] == realtext.CONFIG_NAME and d["region"] == "all" for d in drawn)
+    assert [d["legend"] for d in drawn] == [False, True]  # one legend, beside the right panel
+    assert [ax.get_title() for ax in (left, right)] == [realtext.MODE_NAMES[m] for m in MODES]
+    assert left.get_shared_y_axes().joined(left, right)
+    assert type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine"
+    png = (tmp_path / "results.png").read_bytes()
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert (width, height) == (880, 288)  # 11 x 3.6 inches at 80 dpi
+
+
+def test_the_command_line_help_names_the_sweep_and_what_quick_runs(capsys):
+    with pytest.raises(SystemExit):
+        realtext.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.startswith("usage: python -m posenc_lib.realtext")
+    assert " ".join(realtext.__doc__.split("\n\n")[0].split()) in text
+    assert "--quick seed 0 only (6 models)" in text

@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from posenc_lib import apply_rope, interpolate_positions, ntk_base, rope_frequencies
+from posenc_lib import (
+    apply_partial_rope,
+    apply_rope,
+    interpolate_positions,
+    ntk_base,
+    rope_frequencies,
+)
 from posenc_lib.rope import (
     convention_permutation,
     pairs_completing_a_turn,
@@ -21,6 +27,7 @@ from posenc_lib.rope import (
     yarn_attention_factor,
     yarn_correction_range,
     yarn_frequencies,
+    yarn_index_ramp,
     yarn_ramp,
 )
 
@@ -346,3 +353,273 @@ def test_the_partner_matrix_is_the_rotation_by_a_quarter_turn_in_each_layout():
     x = np.arange(1.0, 7.0)
     np.testing.assert_array_equal(x @ partner_matrix(6), [-2.0, 1.0, -4.0, 3.0, -6.0, 5.0])
     np.testing.assert_array_equal(x @ partner_matrix(6, "half"), [-4.0, -5.0, -6.0, 1.0, 2.0, 3.0])
+
+
+# -- partial rotary: a batch, the limits of rotary_dim, defaults and exact refusals ---------------
+
+
+def partial_by_hand(x, rotary_dim, positions, base, convention):
+    """Rotate the first rotary_dim dimensions of each token vector, pair by pair, with loops:
+    pair i is (2i, 2i + 1) interleaved or (i, i + rotary_dim / 2) in the half layout, and turns
+    by position * base ** (-2i / rotary_dim)."""
+    out = np.array(x, dtype=float)
+    half = rotary_dim // 2
+    for index in np.ndindex(x.shape[:-2]):
+        for t, m in enumerate(positions):
+            for i in range(half):
+                a, b = (2 * i, 2 * i + 1) if convention == "interleaved" else (i, i + half)
+                angle = m * base ** (-2 * i / rotary_dim)
+                u, v = x[index][t, a], x[index][t, b]
+                out[index][t, a] = u * math.cos(angle) - v * math.sin(angle)
+                out[index][t, b] = u * math.sin(angle) + v * math.cos(angle)
+    return out
+
+
+@pytest.mark.parametrize("convention", ["interleaved", "half"])
+@pytest.mark.parametrize("rotary_dim", [2, 4, 10])  # the smallest, a part, the whole width
+def test_partial_rope_turns_the_first_rotary_dim_of_each_batch_entry_and_passes_the_rest(
+    rotary_dim, convention
+):
+    x = np.random.default_rng(rotary_dim).normal(size=(2, 3, 10))  # batch 2, T 3, d 10
+    positions = [0.5, 2.0, 7.0]
+    got = apply_partial_rope(x, rotary_dim, positions, base=100.0, convention=convention)
+    expected = partial_by_hand(x, rotary_dim, positions, 100.0, convention)
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    np.testing.assert_array_equal(got[..., rotary_dim:], x[..., rotary_dim:])
+
+
+def test_partial_rope_defaults_to_positions_0_to_t_minus_1_base_10000_and_interleaved_pairs():
+    x = np.random.default_rng(5).normal(size=(2, 3, 6))
+    got = apply_partial_rope(x, 4)
+    np.testing.assert_allclose(
+        got, partial_by_hand(x, 4, [0.0, 1.0, 2.0], 10000.0, "interleaved"), atol=1e-12
+    )
+    explicit = apply_partial_rope(x, 4, [0, 1, 2], base=10000.0, convention="interleaved")
+    np.testing.assert_array_equal(got, explicit)
+
+
+X_PARTIAL = np.ones((2, 3, 6))  # batch 2, T = 3, d = 6
+
+
+def with_nan_at(shape, index):
+    x = np.ones(shape)
+    x[index] = np.nan
+    return x
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "message"),
+    [
+        (
+            (np.ones(6), 2),
+            {},
+            ValueError,
+            "apply_partial_rope: x must have at least 2 axes, got [1.0, 1.0, 1.0, 1.0, 1.0, 1.0] "
+            "(shape (6,))",
+        ),
+        (
+            (with_nan_at((2, 3, 6), (1, 0, 2)), 2),
+            {},
+            ValueError,
+            "apply_partial_rope: x must be finite, got nan at index (1, 0, 2)",
+        ),
+        (
+            (X_PARTIAL, 2.0),
+            {},
+            TypeError,
+            "apply_partial_rope: rotary_dim must be an integer, got 2.0",
+        ),
+        (
+            (X_PARTIAL, 1),  # one below the smallest allowed, 2
+            {},
+            ValueError,
+            "apply_partial_rope: rotary_dim must be an integer >= 2, got 1",
+        ),
+        (
+            (X_PARTIAL, 0),
+            {},
+            ValueError,
+            "apply_partial_rope: rotary_dim must be an integer >= 2, got 0",
+        ),
+        (
+            (X_PARTIAL, 3),  # odd, within d
+            {},
+            ValueError,
+            "apply_partial_rope: rotary_dim must be even and at most the last axis of x (d=6), "
+            "got 3",
+        ),
+        (
+            (X_PARTIAL, 8),  # even, one pair past d
+            {},
+            ValueError,
+            "apply_partial_rope: rotary_dim must be even and at most the last axis of x (d=6), "
+            "got 8",
+        ),
+        (
+            (X_PARTIAL, 7),  # odd and past d
+            {},
+            ValueError,
+            "apply_partial_rope: rotary_dim must be even and at most the last axis of x (d=6), "
+            "got 7",
+        ),
+        (
+            (X_PARTIAL, 2),
+            {"convention": "neox"},
+            ValueError,
+            "apply_partial_rope: convention must be one of 'interleaved', 'half', got 'neox'",
+        ),
+        (
+            (X_PARTIAL, 2, [0.0, 1.0]),
+            {},
+            ValueError,
+            "apply_partial_rope: positions must have shape (T,) = (3,) to match x of shape "
+            "(2, 3, 6), got (2,)",
+        ),
+        (
+            (X_PARTIAL, 2, [0.0, np.nan, 1.0]),
+            {},
+            ValueError,
+            "apply_partial_rope: positions must be finite, got nan at index (1,)",
+        ),
+        (
+            (X_PARTIAL, 2),
+            {"base": 1.0},
+            ValueError,
+            "apply_partial_rope: base must be > 1, got 1.0",
+        ),
+    ],
+)
+def test_partial_rope_refuses_each_wrong_argument_naming_it_the_value_and_what_fits(
+    args, kwargs, error, message
+):
+    with pytest.raises(error) as caught:
+        apply_partial_rope(*args, **kwargs)
+    assert str(caught.value) == message
+
+
+# -- YaRN by hand: other bases and ends, the clamps and the zero-width guard ----------------------
+
+
+def correction_dim_by_hand(turns, d, length, base):
+    """The pair index i that turns ``turns`` times over ``length`` positions, from
+    length * base ** (-2i / d) / (2 pi) = turns."""
+    return d * math.log(length / (2 * math.pi * turns)) / (2 * math.log(base))
+
+
+def index_ramp_by_hand(d, low, high):
+    """1 - clip((i - low) / (high - low), 0, 1) for each pair i, with the code's guard."""
+    if high == low:
+        high = low + 0.001
+    return [1.0 - min(max((i - low) / (high - low), 0.0), 1.0) for i in range(d // 2)]
+
+
+# d=16 at 256 tokens, base 100, alpha 0.5, beta 8: the ends are at pair indices 2.83 and 7.64,
+# which every default (base 10000, alpha 1, beta 32) would move.
+YARN_CASE = {"d": 16, "original_len": 256, "base": 100.0, "alpha": 0.5, "beta": 8.0}
+
+
+def test_yarn_correction_range_follows_base_alpha_and_beta():
+    low = correction_dim_by_hand(8.0, 16, 256, 100.0)
+    high = correction_dim_by_hand(0.5, 16, 256, 100.0)
+    assert (round(low, 4), round(high, 4)) == (2.8279, 7.6444)
+    assert yarn_correction_range(**YARN_CASE) == (2, 8)  # floor 2.83, ceil 7.64
+    assert yarn_correction_range(16, 256, base=100.0) == (0, 7)  # floor 0.42, ceil 6.44
+    assert yarn_correction_range(16, 256, alpha=0.5, beta=8.0) == (1, 4)  # base 10000: 1.41, 3.82
+
+
+def test_yarn_correction_range_clamps_the_slow_end_to_d_minus_1():
+    # base 4: pair 3 of d=8 turns 100 * 4 ** (-6/8) / (2 pi) = 5.6 times; the slow end (1 turn)
+    # lies at index 7.98, ceil 8, beyond the head: clamped to d - 1 = 7
+    assert correction_dim_by_hand(1.0, 8, 100, 4.0) == pytest.approx(7.9847, abs=1e-4)
+    assert yarn_correction_range(8, 100, base=4.0) == (0, 7)
+    np.testing.assert_allclose(yarn_ramp(8, 100, base=4.0), [1.0, 6 / 7, 5 / 7, 4 / 7])
+    # base 2, d=4 at 1000 tokens: both ends beyond the head; low is only clamped below (0),
+    # so it stays 4, past high = 3, as in the reference code
+    assert yarn_correction_range(4, 1000, base=2.0) == (4, 3)
+
+
+def test_yarn_index_ramp_clamps_the_rounded_ends_to_0_and_d_minus_1():
+    np.testing.assert_allclose(yarn_index_ramp(8, 100, base=4.0), [1.0, 6 / 7, 5 / 7, 4 / 7])
+    np.testing.assert_allclose(
+        yarn_index_ramp(8, 100, base=4.0, truncate=False),  # ends 0 and min(7.98, 7) = 7
+        [1.0, 6 / 7, 5 / 7, 4 / 7],
+    )
+    low, high = correction_dim_by_hand(32.0, 8, 100, 4.0), correction_dim_by_hand(1.0, 8, 100, 4.0)
+    np.testing.assert_allclose(
+        yarn_index_ramp(8, 100, base=4.0, truncate=False, clamp=False),
+        index_ramp_by_hand(8, low, high),
+    )
+
+
+@pytest.mark.parametrize("truncate", [True, False])
+@pytest.mark.parametrize("clamp", [True, False])
+def test_yarn_index_ramp_follows_base_alpha_and_beta(truncate, clamp):
+    low = correction_dim_by_hand(8.0, 16, 256, 100.0)
+    high = correction_dim_by_hand(0.5, 16, 256, 100.0)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)  # 2, 8
+    if clamp:
+        low, high = max(low, 0.0), min(high, 15.0)
+    expected = index_ramp_by_hand(16, low, high)
+    got = yarn_index_ramp(**YARN_CASE, truncate=truncate, clamp=clamp)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    if truncate:
+        np.testing.assert_allclose(got, [1, 1, 1, 5 / 6, 4 / 6, 3 / 6, 2 / 6, 1 / 6], rtol=1e-12)
+
+
+def test_yarn_ramp_follows_base_alpha_and_beta_through_the_correction_range():
+    expected = [1, 1, 1, 5 / 6, 4 / 6, 3 / 6, 2 / 6, 1 / 6]  # ends 2 and 8
+    np.testing.assert_allclose(yarn_ramp(**YARN_CASE), expected, rtol=1e-12)
+    np.testing.assert_allclose(yarn_ramp(**YARN_CASE, ramp="index"), expected, rtol=1e-12)
+
+
+def test_yarn_paper_ramp_follows_the_base_alpha_and_beta():
+    # turns r_i = 64 * 100 ** (-2i / 8) / (2 pi): 10.19, 3.22, 1.02, 0.32; gamma = (r - 0.5) / 7.5
+    turns = [64 * 100.0 ** (-2 * i / 8) / (2 * math.pi) for i in range(4)]
+    expected = [min(max((r - 0.5) / 7.5, 0.0), 1.0) for r in turns]
+    assert expected[0] == 1.0 and 0 < expected[2] < expected[1] < 1 and expected[3] == 0.0
+    got = yarn_ramp(8, 64, base=100.0, alpha=0.5, beta=8.0, ramp="turns")
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("ramp", "gamma"),
+    [
+        ("index", [1, 1, 1, 5 / 6, 4 / 6, 3 / 6, 2 / 6, 1 / 6]),
+        (
+            "turns",
+            [
+                min(max((256 * 100.0 ** (-2 * i / 16) / (2 * math.pi) - 0.5) / 7.5, 0.0), 1.0)
+                for i in range(8)
+            ],
+        ),
+    ],
+)
+def test_yarn_frequencies_mix_each_pair_by_the_ramp_of_its_own_base(ramp, gamma):
+    theta = [100.0 ** (-2 * i / 16) for i in range(8)]
+    expected = [(1 - g) * t / 4.0 + g * t for g, t in zip(gamma, theta, strict=True)]
+    got = yarn_frequencies(16, 4.0, 256, base=100.0, alpha=0.5, beta=8.0, ramp=ramp)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_yarn_index_ramp_guards_ends_that_meet():
+    # d=8 at 4 tokens: the ends are at -12.4 and -0.20, rounded to -13 and 0, clamped to 0 and 0:
+    # the guard moves high to 0.001, so pair 0 is kept and pairs 1.. are interpolated
+    assert math.ceil(correction_dim_by_hand(1.0, 8, 4, 10000.0)) == 0
+    np.testing.assert_array_equal(yarn_index_ramp(8, 4), [1.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(yarn_index_ramp(4, 4), [1.0, 0.0])
+    # not rounded: alpha = 16 / (2 pi) turns put the slow end at exactly 0, where the clamped
+    # fast end (-12.4 -> 0) is
+    alpha = 16 / (2 * math.pi)
+    assert correction_dim_by_hand(alpha, 8, 16, 10000.0) == 0.0
+    np.testing.assert_array_equal(
+        yarn_index_ramp(8, 16, alpha=alpha, truncate=False), [1.0, 0.0, 0.0, 0.0]
+    )
+
+
+def test_yarn_index_ramp_needs_a_positive_alpha():
+    # the smallest alphas put the slow end far past the head: clamped to d - 1 = 7
+    np.testing.assert_allclose(yarn_index_ramp(8, 32, alpha=1e-9), [1.0, 6 / 7, 5 / 7, 4 / 7])
+    with pytest.raises(ValueError) as caught:
+        yarn_index_ramp(8, 32, alpha=0.0)
+    assert str(caught.value) == "yarn_index_ramp: alpha must be > 0 (the slow end is at alpha turns)"

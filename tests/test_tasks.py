@@ -10,10 +10,13 @@ from posenc_lib.tasks import (
     TASKS,
     Task,
     chance_level,
+    chance_levels,
+    chance_scores,
     has_target,
     lookback,
     markov,
     markov_entropy,
+    markov_entropy_given_current,
     markov_transitions,
     position_free_levels,
     position_free_scores,
@@ -58,6 +61,15 @@ def test_recent_marker_draws_markers_at_the_density_and_targets_the_latest():
     assert starts.any() and np.all(targets[starts, 0] == tokens[starts, 0])
 
 
+def test_recent_marker_states_its_rule_its_answers_and_its_best_score():
+    task = recent_marker(n_markers=3, vocab_size=7, density=0.25)
+    assert task.position_free_rule == (
+        "the current token if it is a marker, else the marker seen most often"
+    )
+    assert task.best_possible == 1.0  # one right answer at every target
+    assert task.answers == (1 / 3, 1 / 3, 1 / 3, 0.0, 0.0, 0.0, 0.0)  # the markers, equally
+
+
 def test_a_density_of_one_makes_every_token_a_marker():
     tokens, targets = recent_marker(n_markers=2, vocab_size=5, density=1.0).sample(0, 5, 8)
     assert np.all(tokens < 2) and np.array_equal(targets, tokens)
@@ -99,6 +111,67 @@ def test_the_entropy_is_the_stationary_average_of_each_contexts_entropy():
     assert markov_entropy(vocab, concentration, seed) == pytest.approx(
         float(stationary @ entropy), rel=1e-9
     )
+
+
+def test_the_entropy_given_the_current_token_weighs_each_current_tokens_next_token_entropy():
+    """H(next | current) = sum over b of P(b) H(next | current = b), with P(next = c | b) from the
+    stationary pairs: written with loops, from an eigenvector of the chain of pairs."""
+    vocab, concentration, seed = 3, 0.7, 5
+    table = markov_transitions(vocab, concentration, seed)
+    transition = np.zeros((vocab * vocab, vocab * vocab))
+    for a in range(vocab):
+        for b in range(vocab):
+            for c in range(vocab):
+                transition[a * vocab + b, b * vocab + c] = table[a, b, c]
+    values, vectors = np.linalg.eig(transition.T)
+    stationary = np.real(vectors[:, np.argmin(np.abs(values - 1))])
+    stationary = (stationary / stationary.sum()).reshape(vocab, vocab)  # P(previous, current)
+    expected = 0.0
+    for b in range(vocab):
+        p_current = stationary[:, b].sum()  # the current token's stationary probability
+        for c in range(vocab):
+            p_next = sum(stationary[a, b] * table[a, b, c] for a in range(vocab)) / p_current
+            expected -= p_current * p_next * np.log(p_next)
+    got = markov_entropy_given_current(vocab, concentration, seed)
+    assert got == pytest.approx(expected, rel=1e-9)
+    assert markov_entropy(vocab, concentration, seed) < got < np.log(vocab)
+
+
+@pytest.mark.parametrize(("vocab", "concentration"), [(2, 0.1), (3, 0.01)])
+def test_the_entropy_given_the_current_token_lies_between_the_two_token_entropy_and_chance(
+    vocab, concentration
+):
+    """Seeing one token back never beats seeing two (H(next | current) >= H(next | previous two)),
+    and it is never worse than chance, ln(vocab): the docstring's bounds, on sharp two- and
+    three-token chains that mix slowly."""
+    for seed in range(10):
+        one_back = markov_entropy_given_current(vocab, concentration, seed)
+        two_back = markov_entropy(vocab, concentration, seed)
+        assert 0.0 <= two_back <= one_back + 1e-12, seed
+        assert one_back <= np.log(vocab) + 1e-12, seed
+
+
+def test_the_entropy_given_the_current_token_defaults_to_the_markov_tasks_chain():
+    default = markov_entropy_given_current()
+    assert default == markov_entropy_given_current(vocab_size=16, concentration=0.1, seed=0)
+    assert default != markov_entropy_given_current(vocab_size=16, concentration=0.1, seed=1)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"vocab_size": 1}, ValueError, "vocab_size must be an integer >= 2, got 1"),
+        ({"vocab_size": 2.0}, TypeError, "vocab_size must be an integer, got 2.0"),
+        ({"concentration": 0.0}, ValueError, "concentration must be > 0, got 0.0"),
+        ({"seed": -1}, ValueError, "seed must be an integer >= 0, got -1"),
+    ],
+)
+def test_the_entropy_given_the_current_token_refuses_a_chain_it_cannot_draw(kwargs, error, message):
+    smallest = {"vocab_size": 2, "concentration": 1e-3, "seed": 0}  # at or near the limits: passes
+    assert 0.0 <= markov_entropy_given_current(**smallest) <= np.log(2) + 1e-12
+    with pytest.raises(error) as caught:
+        markov_entropy_given_current(**{**smallest, **kwargs})
+    assert str(caught.value) == f"markov_entropy_given_current: {message}"
 
 
 def test_has_target_is_false_exactly_where_the_target_is_ignore():
@@ -191,3 +264,53 @@ def test_position_free_levels_follow_the_study_regions():
     assert levels[32] == pytest.approx(totals.sum() / counts.sum())
     with pytest.raises(ValueError, match="has no position-free rule"):
         position_free_scores(Task("t", 4, "loss", lookback(1, 4).sampler), 8)
+
+
+
+# -- floors: answers with zeros, rules in single precision, regions with one target --------------
+
+SAMPLER = lookback(1, 4).sampler
+
+
+def test_the_chance_loss_is_the_entropy_of_the_answers_that_can_occur():
+    # 0 ln 0 = 0: an answer that never occurs adds nothing
+    task = Task("t", 3, "loss", SAMPLER, answers=[0.5, 0.5, 0.0])
+    assert chance_level(task) == pytest.approx(np.log(2), rel=1e-15)
+    task = Task("t", 4, "loss", SAMPLER, answers=[0.0, 0.25, 0.0, 0.75])
+    assert chance_level(task) == pytest.approx(-0.25 * np.log(0.25) - 0.75 * np.log(0.75))
+
+
+@pytest.mark.parametrize("function", [chance_level, chance_scores])
+def test_a_task_without_answers_has_no_chance_level(function):
+    task = Task("no-answers", 4, "loss", SAMPLER)
+    args = (task,) if function is chance_level else (task, 8)
+    with pytest.raises(ValueError) as caught:
+        function(*args)
+    assert str(caught.value) == (
+        f"{function.__name__}: task 'no-answers' does not give its answer distribution"
+    )
+
+
+def test_position_free_scores_add_up_a_single_precision_rule_in_double_precision():
+    def rule(tokens, targets):  # 0.1 where there is a target, in float32
+        return np.where(targets >= 0, np.float32(0.1), np.float32(np.nan)).astype(np.float32)
+
+    task = Task("t", 4, "accuracy", SAMPLER, position_free=rule)
+    totals, counts = position_free_scores(task, 6, n_tokens=6000, seed=0)
+    assert totals.dtype == np.float64
+    assert counts.tolist() == [0] + [1000] * 5  # lookback-1: no target at position 0
+    np.testing.assert_allclose(totals, counts * float(np.float32(0.1)), rtol=1e-13)
+
+
+def test_a_region_with_a_single_target_scores_that_target():
+    # n_tokens=1: one sequence; lookback-1 of length 2 has one target, at position 1
+    assert chance_levels(lookback(1, 4), [2], 2, n_tokens=1) == {2: 0.25}
+    assert position_free_levels(lookback(1, 4), [2], 2, n_tokens=1) == {2: 1.0}  # 1 token seen
+    assert chance_levels(lookback(1, 4), [3], 2, n_tokens=1) == {3: 0.25}  # unseen: position 2
+    assert chance_levels(lookback(1, 4), [1], 1, n_tokens=1) == {1: 0.0}  # no target at all
+
+
+def test_levels_take_the_shortest_length_and_training_length():
+    every_token_a_marker = recent_marker(n_markers=2, vocab_size=5, density=1.0)
+    assert chance_levels(every_token_a_marker, [1], 1, n_tokens=3) == {1: 0.5}
+    assert position_free_levels(every_token_a_marker, [1, 2], 1, n_tokens=3) == {1: 1.0, 2: 1.0}
