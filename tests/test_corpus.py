@@ -6,6 +6,7 @@ import importlib.util
 import json
 import math
 import platform
+import re
 import sysconfig
 from pathlib import Path
 
@@ -300,3 +301,58 @@ def test_load_corpus_takes_every_second_topic_at_the_lowest_every_allowed(corpus
     assert not set(halves.train_topics) & set(halves.validation_topics)
     assert topics <= set(corpus.train_topics) | set(corpus.validation_topics) | {"if"}
     assert halves.validation.size + halves.train.size + halves.n_cut >= corpus.validation.size
+
+
+# -- the cut's and the sampler's edges (from the mutation run) -------------------------------------
+
+
+def test_a_separator_that_joins_a_new_shared_passage_is_cut_with_its_neighbours():
+    # "QQQ" is shared; cutting it joins "a" and "b" with the separator into "a|b", also shared:
+    # the second cut takes "a" and "b" (the separator is not a character of the original)
+    assert cut_shared("pqaQQQbrs", "QQQ a|b", min_len=3, separator="|") == ("pq|rs", 5)
+
+
+def test_cut_and_mask_work_down_to_single_characters_and_refuse_less():
+    assert cut_shared("abc", "b", min_len=1, separator="") == ("ac", 1)
+    assert shared_mask("abc", "b", min_len=1).tolist() == [False, True, False]
+    for func, call in [
+        ("cut_shared", lambda: cut_shared("abc", "b", min_len=0, separator="")),
+        ("shared_mask", lambda: shared_mask("abc", "b", min_len=0)),
+    ]:
+        with pytest.raises(ValueError, match=f"^{func}: min_len must be an integer >= 1, got 0$"):
+            call()
+
+
+def test_shared_mask_names_the_types_it_was_given():
+    with pytest.raises(
+        TypeError, match="^shared_mask: text and reference must be str, got int and str$"
+    ):
+        shared_mask(1, "a")
+    with pytest.raises(
+        TypeError, match="^shared_mask: text and reference must be str, got str and list$"
+    ):
+        shared_mask("a", ["a"])
+
+
+def test_the_text_task_reads_the_course_corpus_by_default_and_describes_its_split():
+    task = text_task()
+    assert (task.name, task.vocab_size, task.metric) == ("pydoc-topics", 103, "loss")
+    assert task.description == "predict the next character of Python's help pages (train text)"
+    validation = text_task(load_corpus(), "validation")
+    assert validation.description.endswith("(validation text)")
+    tokens, targets = task.sample(np.random.default_rng(0), 2, 5)
+    assert tokens.shape == targets.shape == (2, 5)
+    with pytest.raises(TypeError, match="^text_task: corpus must be a CharCorpus, got str$"):
+        text_task("pydoc-topics")
+
+
+def test_the_text_task_draws_windows_up_to_one_character_shorter_than_its_text():
+    corpus = load_corpus()
+    text = corpus.split("validation")
+    task = text_task(corpus, "validation")
+    longest = len(text) - 1  # one window fits: it starts at 0
+    tokens, targets = task.sample(np.random.default_rng(0), 3, longest)
+    assert (tokens == text[:-1]).all() and (targets == text[1:]).all()
+    message = f"pydoc-topics.sample: length must be < {len(text)} (the validation text), got"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)} {len(text)}$"):
+        task.sample(np.random.default_rng(0), 1, len(text))
