@@ -266,7 +266,6 @@ def test_position_free_levels_follow_the_study_regions():
         position_free_scores(Task("t", 4, "loss", lookback(1, 4).sampler), 8)
 
 
-
 # -- floors: answers with zeros, rules in single precision, regions with one target --------------
 
 SAMPLER = lookback(1, 4).sampler

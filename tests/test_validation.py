@@ -585,6 +585,7 @@ BOUNDS = [
     ("yarn_correction_range", "beta", 1.0001, 1.0, {"alpha": 1.0}),
     ("yarn_ramp", "alpha", 0.0, -1e-9, {}),
     ("yarn_ramp", "original_len", 1, 0, {}),
+    ("yarn_index_ramp", "alpha", 1e-9, 0.0, {}),
     ("yarn_attention_factor", "scale", 1e-9, 0.0, {}),
     ("rope_decay_bound", "d", 2, 0, {}),
     ("rope_decay_bound", "base", 1.0001, 1.0, {}),
@@ -608,6 +609,10 @@ BOUNDS = [
     ("Task.sample", "rng", 0, -1, {}),
     ("lookback", "k", 1, 0, {}),
     ("lookback", "vocab_size", 2, 1, {}),
+    ("chance_levels", "train_len", 1, 0, {}),
+    ("chance_levels", "lengths", [1], [0], {}),
+    ("position_free_levels", "train_len", 1, 0, {}),
+    ("position_free_levels", "lengths", [1, 4], [4, 0], {}),
     ("recent_marker", "n_markers", 1, 0, {}),
     ("recent_marker", "vocab_size", 3, 2, {}),
     ("recent_marker", "density", 1.0, 1.0001, {}),
@@ -737,6 +742,11 @@ DEFAULTS = [
         {"base": 10000.0, "alpha": 1.0, "beta": 32.0},
     ),
     ("yarn_correction_dim", {"turns": 2.0, "d": 64, "original_len": 512}, {"base": 10000.0}),
+    (
+        "yarn_index_ramp",
+        {"d": 64, "original_len": 512},
+        {"base": 10000.0, "alpha": 1.0, "beta": 32.0, "truncate": True, "clamp": True},
+    ),
     ("rope_decay_bound", {"distances": [0, 5], "d": 16}, {"base": 10000.0}),
     (
         "t5_bucket",
@@ -756,6 +766,8 @@ DEFAULTS = [
     ),
     ("lookback", {}, {"k": 3, "vocab_size": 16}),
     ("recent_marker", {}, {"n_markers": 4, "vocab_size": 16, "density": 0.15}),
+    ("chance_scores", {"task": MARKOV, "length": 4}, {"n_tokens": 4096, "seed": 1234}),
+    ("position_free_scores", {"task": MARKOV, "length": 4}, {"n_tokens": 4096, "seed": 1234}),
     ("markov_transitions", {}, {"vocab_size": 16, "concentration": 0.1, "seed": 0}),
     ("markov", {}, {"vocab_size": 16, "concentration": 0.1, "seed": 0}),
     ("markov_entropy", {}, {"vocab_size": 16, "concentration": 0.1, "seed": 0}),
@@ -896,6 +908,41 @@ LOGITS3 = np.zeros((2, 3, 4))  # batch 2, 3 positions, 4 tokens: every axis of a
             lambda: model.evaluate_positions(PARAMS, CONFIG, LYING_TASK, 4),
             ValueError,
             r"^evaluate_positions: tokens must hold ids 0..4, got 9 at index \(0, 0\)$",
+        ),
+        (
+            lambda: tasks.chance_levels(TASK, [4, 0], 4),
+            ValueError,
+            r"^chance_levels: lengths must be an integer >= 1, got 0$",
+        ),
+        (
+            lambda: tasks.position_free_levels(TASK, [0], 4),
+            ValueError,
+            r"^position_free_levels: lengths must be an integer >= 1, got 0$",
+        ),
+        (
+            lambda: tasks.chance_levels(TASK, [4, 8], 0),
+            ValueError,
+            r"^chance_levels: train_len must be an integer >= 1, got 0$",
+        ),
+        (
+            lambda: tasks.position_free_levels(TASK, [4, 8], -3),
+            ValueError,
+            r"^position_free_levels: train_len must be an integer >= 1, got -3$",
+        ),
+        (
+            lambda: tasks.chance_levels(TASK, [[4, 8]], 4),
+            ValueError,
+            r"^chance_levels: lengths must have 1 axes, got \[\[4, 8\]\] \(shape \(1, 2\)\)$",
+        ),
+        (
+            lambda: tasks.position_free_levels(TASK, 8, 4),
+            ValueError,
+            r"^position_free_levels: lengths must have 1 axes, got 8 \(shape \(\)\)$",
+        ),
+        (
+            lambda: tasks.chance_levels(TASK, [4, np.nan], 4),  # lengths are whole numbers
+            TypeError,
+            r"^chance_levels: lengths must be a numeric array, got \[4, nan\]$",
         ),
     ],
 )
