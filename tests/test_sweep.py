@@ -1,7 +1,8 @@
 """The experiment engine's own parts (posenc_lib.sweep): the command line a learner or teacher
-types, and the process settings every worker takes. The sweeps themselves are tested through the
-two chapters that use them (tests/test_experiments.py, tests/test_realtext.py,
-tests/test_committed_data.py)."""
+types, the process settings every worker takes, the code hash, the text tables, and, on a toy sweep
+that trains nothing, what the engine hands run_jobs, Dask and the files it writes. The chapters'
+sweeps themselves are tested through the two chapters that use them (tests/test_experiments.py,
+tests/test_realtext.py, tests/test_committed_data.py)."""
 
 import os
 
@@ -311,3 +312,303 @@ def test_run_one_trains_the_study_job_with_the_studys_defaults(monkeypatch):
     assert (job["steps"], job["train_len"], job["config"]) == (400, 32, "4x8+mlp")
     assert (job["eval_lens"], job["n_tokens"]) == ([32, 64, 128, 256], 4096)
     assert default == {"progress": False} and asked == {"progress": True}
+
+
+# -- a toy sweep: the engine's running, recording and command line, without training a model ------
+
+
+class Trained:
+    """Stands for a trained model: only the parameters a witness job saves."""
+
+    def __init__(self, seed):
+        self.params = {"w": np.array([1.0, 2.0, 3.0]) * (seed + 1), "b": np.full((2, 2), seed)}
+
+
+def toy_jobs(seeds=(0, 1), steps=1, scale=1):
+    return [
+        {"task": "t", "scheme": "rope", "config": "c", "seed": s, "steps": steps, "scale": scale}
+        for s in seeds
+    ]
+
+
+def toy_run(job):
+    record = {"seed": job["seed"], "value": job["scale"] / 2}
+    return {"job": job, "result": Trained(job["seed"]), "records": [record]}
+
+
+TOY = sweep.Sweep(
+    "toy",
+    "tests.toy",
+    toy_jobs,
+    toy_run,
+    {"results": "records"},
+    {"seeds": (0, 1), "steps": 1},
+    witnesses=({"seed": 1},),
+)
+
+
+def test_a_sweep_saves_each_witness_jobs_trained_parameters_where_witness_path_says(tmp_path):
+    out = tmp_path / "new" / "nested"  # created, parents too
+    paths = sweep.run_sweep(TOY, out, workers=1, progress=False)
+    assert sweep.load_records(paths["results"]) == [
+        {"seed": 0, "value": 0.5},
+        {"seed": 1, "value": 0.5},
+    ]
+    files = ["progress.jsonl", "results.json", "witness-t-rope-c-seed1.npz"]
+    assert sorted(p.name for p in out.iterdir()) == files  # seed 0 is no witness
+    with np.load(out / "witness-t-rope-c-seed1.npz") as saved:
+        assert sorted(saved.files) == ["b", "w"]
+        assert saved["w"].tolist() == [2.0, 4.0, 6.0] and saved["b"].tolist() == [[1, 1], [1, 1]]
+
+
+def test_run_sweep_hands_run_jobs_the_jobs_of_its_options_and_how_to_run_them(
+    tmp_path, monkeypatch
+):
+    calls = []
+
+    def run_jobs(jobs, runner, **kwargs):
+        calls.append((jobs, runner, kwargs))
+        return []
+
+    monkeypatch.setattr(sweep, "run_jobs", run_jobs)
+    sweep.run_sweep(TOY, tmp_path / "a")
+    sweep.run_sweep(TOY, tmp_path / "b", workers=3, backend="dask", progress=False, scale=2)
+    (jobs, runner, defaults), (more_jobs, _, given) = calls
+    assert jobs == toy_jobs() and runner is toy_run and more_jobs == toy_jobs(scale=2)
+    assert callable(defaults.pop("on_output")) and callable(given.pop("on_output"))
+    progress = tmp_path / "a" / "progress.jsonl"
+    assert defaults == {
+        "workers": 2,
+        "backend": "loky",
+        "progress": True,
+        "progress_file": progress,
+    }
+    progress = tmp_path / "b" / "progress.jsonl"
+    assert given == {"workers": 3, "backend": "dask", "progress": False, "progress_file": progress}
+
+
+def test_run_sweep_keeps_the_progress_file_unless_asked_to_start_fresh(tmp_path, monkeypatch):
+    found = []
+
+    def run_jobs(jobs, runner, *, progress_file, **kwargs):
+        found.append(progress_file.exists())
+        return []
+
+    monkeypatch.setattr(sweep, "run_jobs", run_jobs)
+    (tmp_path / "progress.jsonl").write_text("")
+    sweep.run_sweep(TOY, tmp_path)
+    sweep.run_sweep(TOY, tmp_path, fresh=True)
+    assert found == [True, False]
+
+
+def test_provenance_names_the_sweep_its_command_settings_versions_code_and_inputs(
+    tmp_path, monkeypatch
+):
+    import dataclasses
+
+    monkeypatch.setattr(sweep, "versions", lambda: {"numpy": "9.9"})
+    monkeypatch.setattr(sweep, "code_hash", lambda roots: {"roots": list(roots)})
+    data = tmp_path / "corpus.txt"
+    data.write_bytes(b"abc")
+    spec = dataclasses.replace(TOY, settings={"width": 4}, code_roots=("m:f",), inputs=(data,))
+    assert sweep.provenance(spec, {"seeds": (0, 1)}) == {
+        "sweep": "toy",
+        "command": "python -m tests.toy --out posenc_lib/data/toy",
+        "settings": {"options": {"seeds": [0, 1]}, "constants": {"width": 4}},
+        "versions": {"numpy": "9.9"},
+        "code": {"roots": ["m:f"]},
+        # sha256 of b"abc" (FIPS 180-2, appendix B.1)
+        "inputs": {
+            "corpus.txt": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        },
+    }
+
+
+def test_versions_name_the_library_python_numpy_and_autograd(monkeypatch):
+    from importlib import metadata
+
+    import posenc_lib
+
+    asked = []
+    monkeypatch.setattr(metadata, "version", lambda name: asked.append(name) or "1.2.3")
+    monkeypatch.setattr(sweep.platform, "python_version", lambda: "3.99.0")
+    assert sweep.versions() == {
+        "posenc_lib": posenc_lib.__version__,
+        "python": "3.99.0",
+        "numpy": np.__version__,
+        "autograd": "1.2.3",
+    }
+    assert asked == ["autograd"]  # the distribution's name as published
+
+
+def test_records_text_of_no_records_is_an_empty_list():
+    assert sweep.records_text([]) == "[]\n"
+    assert sweep.records_text([{"a": 1}]) == '[\n{"a": 1}\n]\n'
+
+
+# -- text tables ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("digits, width", [(0, 11), (1, 14), (2, 17), (3, 21), (4, 25)])
+def test_cell_width_is_the_larger_of_9_plus_4_and_11_plus_3_columns_per_decimal(digits, width):
+    assert sweep.cell_width(digits) == width
+
+
+@pytest.mark.parametrize(
+    "digits, header, width", [(2, 16, 17), (2, 17, 18), (2, 20, 21), (0, 13, 14), (4, 30, 31)]
+)
+def test_cell_width_fits_the_longest_header_and_a_space_before_it(digits, header, width):
+    assert sweep.cell_width(digits, ["h", "x" * header, "y"]) == width
+
+
+def test_a_cell_by_default_shows_two_decimals_and_says_not_run_or_cannot_run():
+    assert sweep.cell((0.5, 0.25, 0.75)) == "0.50 (0.25-0.75)"
+    assert sweep.cell(sweep.MISSING) == "not run"
+    assert sweep.cell(None) == "cannot run"
+
+
+def test_text_table_by_default_has_a_12_column_label_and_cells_of_2_decimals_17_columns_wide():
+    rows = [("rope", [(0.5, 0.25, 0.75), None]), ("alibi", [sweep.MISSING, (1, 1, 1)])]
+    assert sweep.text_table("scheme", ["L=8", "L=16"], rows) == [
+        "scheme      " + " " * 14 + "L=8" + " " * 13 + "L=16",
+        "rope        " + " 0.50 (0.25-0.75)" + " " * 7 + "cannot run",
+        "alibi       " + " " * 10 + "not run" + " 1.00 (1.00-1.00)",
+    ]
+
+
+def test_text_table_takes_the_column_width_label_width_digits_and_indent_given():
+    lines = sweep.text_table(
+        "s", ["h"], [("r", [(1, 0, 2)])], digits=1, column_width=15, label_width=2, indent="> "
+    )
+    assert lines == ["> s " + " " * 14 + "h", "> r " + "  1.0 (0.0-2.0)"]
+
+
+# -- the command line: options, Dask, an interrupted run, the last line ---------------------------
+
+
+def toy_args(out, *flags):
+    return sweep.parser(TOY, "A toy sweep.", "seed 0").parse_args(["--out", str(out), *flags])
+
+
+@pytest.mark.parametrize("cpus, workers", [(None, 1), (1, 1), (2, 2), (8, 2)])
+def test_the_command_line_defaults_to_two_workers_or_the_one_core_there_is(
+    monkeypatch, cpus, workers
+):
+    monkeypatch.setattr(sweep.os, "cpu_count", lambda: cpus)
+    assert toy_args("x").workers == workers
+
+
+@pytest.fixture
+def engine(monkeypatch):
+    """Stand-ins for run_sweep and Dask's Client and LocalCluster: the list of their calls."""
+    distributed = pytest.importorskip(
+        "dask.distributed",
+        reason="dask is not installed: pip install 'posenc-lib[cluster]' (the test extra has it)",
+    )
+    calls = []
+
+    class Client:
+        def __init__(self, *args, **kwargs):
+            calls.append(("Client", args, kwargs))
+
+        def close(self):
+            calls.append(("close",))
+
+    def local_cluster(*args, **kwargs):
+        calls.append(("LocalCluster", args, kwargs))
+        return "the local cluster"
+
+    def run_sweep(spec, out, **kwargs):
+        calls.append(("run_sweep", spec, out, kwargs))
+        if kwargs.get("steps") == "interrupt":
+            raise KeyboardInterrupt
+        return {"results": sweep.write_records(out / "results.json", [{"value": 1.0}], {})}
+
+    monkeypatch.setattr(distributed, "Client", Client)
+    monkeypatch.setattr(distributed, "LocalCluster", local_cluster)
+    monkeypatch.setattr(sweep, "run_sweep", run_sweep)
+    return calls
+
+
+def test_the_command_line_hands_run_sweep_its_workers_backend_progress_and_fresh(tmp_path, engine):
+    records = sweep.run_resumable(TOY, toy_args(tmp_path, "--workers", "3"), seeds=(0,), steps=4)
+    assert records == [{"value": 1.0}]
+    sweep.run_resumable(TOY, toy_args(tmp_path, "--workers", "1", "--fresh", "--no-progress"))
+    first = {"workers": 3, "backend": "loky", "progress": True, "fresh": False}
+    second = {"workers": 1, "backend": "loky", "progress": False, "fresh": True}
+    assert engine == [  # no Dask cluster with loky
+        ("run_sweep", TOY, tmp_path, {**first, "seeds": (0,), "steps": 4}),
+        ("run_sweep", TOY, tmp_path, second),
+    ]
+
+
+def test_the_dask_backend_starts_a_local_cluster_of_one_thread_per_worker_and_closes_it(
+    tmp_path, engine
+):
+    sweep.run_resumable(TOY, toy_args(tmp_path, "--backend", "dask", "--workers", "3"))
+    given = {"workers": 3, "backend": "dask", "progress": True, "fresh": False}
+    assert engine == [
+        ("LocalCluster", (), {"n_workers": 3, "threads_per_worker": 1}),
+        ("Client", ("the local cluster",), {}),
+        ("run_sweep", TOY, tmp_path, given),
+        ("close",),
+    ]
+
+
+def test_the_dask_backend_connects_to_the_scheduler_given_and_closes_the_client(tmp_path, engine):
+    address = "tcp://10.0.0.7:8786"
+    sweep.run_resumable(TOY, toy_args(tmp_path, "--backend", "dask", "--scheduler", address))
+    assert [call[:2] for call in engine] == [("Client", (address,)), ("run_sweep", TOY), ("close",)]
+    assert engine[0][2] == {}
+
+
+def test_an_interrupted_run_says_how_many_models_it_kept_where_and_how_to_continue(
+    tmp_path, engine, capsys
+):
+    (tmp_path / "progress.jsonl").write_text('{"job": {"seed": 0}}\n{"job": {"seed": 1}}\n{"jo')
+    args = toy_args(tmp_path, "--backend", "dask", "--workers", "1")
+    with pytest.raises(SystemExit) as stop:
+        sweep.run_resumable(TOY, args, steps="interrupt")
+    assert stop.value.code == 130
+    assert capsys.readouterr().out == (
+        f"interrupted: 2 finished models are kept in {tmp_path / 'progress.jsonl'}; "
+        "run the same command again to continue\n"
+    )
+    assert engine[-1] == ("close",)  # the cluster is closed on an interrupt too
+
+
+def test_main_runs_the_options_of_its_flags_then_prints_the_report_and_the_records_written(
+    tmp_path, monkeypatch, capsys
+):
+    import dataclasses
+    import types
+
+    calls = []
+
+    def run_resumable(spec, args, **options):
+        calls.append(options)
+        return [{"value": 1.0}, {"value": 2.0}, {"value": 3.0}]
+
+    monkeypatch.setattr(sweep, "run_resumable", run_resumable)
+    clock = iter([100.0, 102.6, 200.0, 200.4, 0.0, 0.0, 0.0, 0.0])
+    monkeypatch.setattr(sweep, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    spec = dataclasses.replace(
+        TOY,
+        quick={"seeds": (0,), "scale": 3},
+        tiny={"steps": 2},
+        report=lambda records, out: f"{len(records)} records drawn in {out.name}",
+    )
+    out = tmp_path / "res"
+    records = sweep.main(spec, toy_args(out, "--quick"), {"scale": 5})
+    assert records == [{"value": 1.0}, {"value": 2.0}, {"value": 3.0}]
+    assert capsys.readouterr().out == f"3 records drawn in res\n3 records in 3 s -> {out}\n"
+    sweep.main(TOY, toy_args(out, "--tiny", "--seeds", "3", "--steps", "7"), {})  # no report
+    assert capsys.readouterr().out == f"3 records in 0 s -> {out}\n"
+    sweep.main(spec, toy_args(out, "--quick", "--tiny"), {})
+    sweep.main(spec, toy_args(out, "--tiny"), {"steps": 9})
+    assert calls == [
+        {"seeds": (0,), "steps": 1, "scale": 3},
+        {"seeds": (0, 1, 2), "steps": 7},  # TOY has no tiny options
+        {"seeds": (0,), "steps": 2, "scale": 3},
+        {"seeds": (0, 1), "steps": 2},
+    ]
