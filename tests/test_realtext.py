@@ -658,3 +658,49 @@ def test_the_command_line_help_names_the_sweep_and_what_quick_runs(capsys):
     assert text.startswith("usage: python -m posenc_lib.realtext")
     assert " ".join(realtext.__doc__.split("\n\n")[0].split()) in text
     assert "--quick seed 0 only (6 models)" in text
+
+
+def test_train_and_score_assembles_records_curves_excess_and_training_bits_from_its_model():
+    from posenc_lib.corpus import text_task
+    from posenc_lib.model import train
+
+    options = {"steps": 52, "train_len": 8, "eval_lens": (8, 32), "n_scored": 64, "variants": ()}
+    (job,) = realtext.sweep_jobs(("rope",), (1,), **options)
+    job = {**job, "start": 40}  # not the default start: it must reach the scored windows
+    out = realtext.train_and_score(job)
+    corpus = load_corpus()
+    config = model_config("rope", train_len=8, vocab_size=corpus.vocab_size)
+    model = out["result"]
+    assert model.config == config
+    again = train(config, text_task(corpus), steps=52, length=8, seed=1, **realtext.TRAIN)
+    assert np.array_equal(again.losses, model.losses)  # the job's seed and budget
+    # the training bits: the mean loss of the last 50 steps, in bits
+    assert out["train_bits"] == float(np.mean(model.losses[2:])) / math.log(2)
+    ids = realtext.evaluation_ids(corpus.validation, 40)
+    bits = {
+        (n, mode): realtext.char_bits(
+            model.params, config, *windows(ids, n, mode, n_scored=64, start=40)
+        )
+        for n in (8, 32)
+        for mode in MODES
+    }
+    scored = {key: realtext.position_sums(b) for key, b in bits.items()}
+    base = {k: job[k] for k in ("task", "scheme", "config", "seed", "train_len")}
+    assert out["records"] == sweep.region_records(base, scored, 8, "bits_per_char", keys=("mode",))
+    short, long = out["curves"]
+    for curve, n in [(short, 8), (long, 32)]:
+        totals, counts = scored[n, "nonoverlapping"]
+        assert {k: curve[k] for k in ("eval_len", "mode", "metric")} == {
+            "eval_len": n,
+            "mode": "nonoverlapping",
+            "metric": "bits_per_char",
+        }
+        assert curve["totals"] == [round(float(t), 3) for t in totals]
+        assert curve["counts"] == [int(c) for c in counts]
+    # the excess: per position of a 32-character chunk, the bits it costs over 8-character chunks,
+    # summed over the 64 characters' two chunks (the same characters, in the same order)
+    extra = bits[32, "nonoverlapping"].ravel() - bits[8, "nonoverlapping"].ravel()
+    per_position = [round(float(extra[p] + extra[p + 32]), 3) for p in range(32)]
+    assert "excess" not in short and long["excess"] == per_position
+    only_train_len = realtext.train_and_score({**job, "eval_lens": [8], "steps": 2})
+    assert ["excess" in c for c in only_train_len["curves"]] == [False]
