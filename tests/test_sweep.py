@@ -612,3 +612,43 @@ def test_main_runs_the_options_of_its_flags_then_prints_the_report_and_the_recor
         {"seeds": (0,), "steps": 2, "scale": 3},
         {"seeds": (0, 1), "steps": 2},
     ]
+
+
+def test_run_study_runs_the_study_jobs_and_keeps_the_first_configurations_models(monkeypatch):
+    calls = []
+
+    def run_jobs(jobs, **kwargs):
+        calls.append((jobs, kwargs))
+        return [
+            {"job": job, "records": [{"n": i}], "result": f"model {i}"}
+            for i, job in enumerate(jobs)
+        ]
+
+    monkeypatch.setattr(experiments, "run_jobs", run_jobs)
+    records = experiments.run_study(("markov",), ("rope",), (0,))
+    study = {"tasks": ("lookback-3",), "schemes": ("none", "alibi"), "seeds": (2, 5)}
+    kept = experiments.run_study(
+        *study.values(),
+        configs=("1x32", "4x8+mlp"),
+        steps=9,
+        workers=2,
+        progress=False,
+        keep_models=True,
+        progress_file="p.jsonl",
+    )
+    (default_jobs, defaults), (jobs, given) = calls
+    assert default_jobs == experiments.study_jobs(("markov",), ("rope",), (0,))
+    assert default_jobs[0]["train_len"] == 32 and records == [{"n": 0}]
+    assert defaults == {"workers": 1, "progress": True, "progress_file": None, "keep_models": False}
+    assert jobs == experiments.study_jobs(*study.values(), configs=("1x32", "4x8+mlp"), steps=9)
+    assert given == {
+        "workers": 2,
+        "progress": False,
+        "progress_file": "p.jsonl",
+        "keep_models": True,
+    }
+    records, models = kept
+    assert records == [{"n": i} for i in range(len(jobs))]
+    first = [(i, j) for i, j in enumerate(jobs) if j["config"] == "1x32"]  # the first config only
+    assert models == {(j["task"], j["scheme"], j["seed"]): f"model {i}" for i, j in first}
+    assert len(models) == 4
