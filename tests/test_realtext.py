@@ -556,6 +556,7 @@ def hand_records():
                 rec("alibi", seed, 8, mode, "all", 1.5 + shift + s),  # never run at 16
                 rec("t5", seed, 8, mode, "all", 9.0, config="another"),
             ]
+    rows += [rec("t5", 0, 16, "sliding", "unseen", 5.0)]  # a scheme not run at the training length
     return rows + [rec("sinusoidal", 2, 24, "sliding", "all", 7.0)]  # sliding mode only
 
 
@@ -578,6 +579,7 @@ def test_results_table_reads_one_mode_and_region_of_its_configuration_written_ou
             "rope         2.6 (2.5-2.8) 4.6 (4.5-4.8)",
             "learned      1.6 (1.5-1.8)    cannot run",
             "alibi        2.1 (2.0-2.2)       not run",
+            "t5                 not run 5.0 (5.0-5.0)",  # no record at L = 8: not "cannot run"
         ]
     )
     one_seed = results_table([r for r in records if r["seed"] == 0]).splitlines()
@@ -591,6 +593,7 @@ def test_summarize_selects_one_mode_region_and_configuration():
     assert realtext.summarize(records, mode="sliding", region="unseen") == {
         ("rope", 16): (4.625, 4.5, 4.75),
         ("learned", 16): None,
+        ("t5", 16): (5.0, 5.0, 5.0),
     }
     by_default = realtext.summarize(records)  # non-overlapping chunks, all positions, CONFIG_NAME
     assert by_default == realtext.summarize(
@@ -639,6 +642,7 @@ def test_the_report_draws_both_modes_side_by_side_sharing_the_bits_axis(tmp_path
     assert text == "\n\n".join(results_table(records, mode=m) for m in MODES) + "\n"
     (fig,) = saved
     left, right = fig.axes[:2]
+    assert left.get_position().x1 <= right.get_position().x0  # side by side, not stacked
     assert [d["mode"] for d in drawn] == list(MODES)
     assert [d["axes"] for d in drawn] == [[left], [right]]
     assert all(d["config"] == realtext.CONFIG_NAME and d["region"] == "all" for d in drawn)
@@ -704,3 +708,28 @@ def test_train_and_score_assembles_records_curves_excess_and_training_bits_from_
     assert "excess" not in short and long["excess"] == per_position
     only_train_len = realtext.train_and_score({**job, "eval_lens": [8], "steps": 2})
     assert ["excess" in c for c in only_train_len["curves"]] == [False]
+
+
+def test_score_text_scores_the_windows_that_start_where_it_is_told():
+    corpus = load_corpus()
+    config = model_config("alibi", train_len=8, vocab_size=corpus.vocab_size)
+    params = init_params(config, seed=0)
+    ids = realtext.evaluation_ids(corpus.validation)
+    for start in (16, 40):
+        tokens, targets = windows(ids, 8, "sliding", n_scored=64, start=start)
+        expected = realtext.score(params, config, tokens, targets)
+        got = realtext.score_text(params, config, ids, 8, "sliding", n_scored=64, start=start)
+        assert all(np.array_equal(a, b) for a, b in zip(got, expected, strict=True))
+    at_16 = realtext.score_text(params, config, ids, 8, "sliding", n_scored=64, start=16)
+    assert not np.array_equal(at_16[0], got[0])  # another start scores other characters
+
+
+def test_paired_differences_say_when_two_models_share_no_seed():
+    rows = [
+        {"scheme": s, "config": realtext.CONFIG_NAME, "seed": k, "eval_len": 64}
+        | {"mode": "nonoverlapping", "region": "all", "value": 1.0}
+        for s, k in [("rope", 0), ("alibi", 1)]
+    ]
+    message = "paired_differences: 'rope' and 'alibi' share no seed at eval_len=64, nonoverlapping"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        realtext.paired_differences(rows, "rope", "alibi", 64)

@@ -652,3 +652,29 @@ def test_run_study_runs_the_study_jobs_and_keeps_the_first_configurations_models
     first = [(i, j) for i, j in enumerate(jobs) if j["config"] == "1x32"]  # the first config only
     assert models == {(j["task"], j["scheme"], j["seed"]): f"model {i}" for i, j in first}
     assert len(models) == 4
+
+
+def test_the_studys_run_jobs_hands_the_engine_its_runner_and_every_option(monkeypatch):
+    calls = []
+    monkeypatch.setattr(sweep, "run_jobs", lambda *args, **kwargs: calls.append((args, kwargs)))
+    experiments.run_jobs(["job"])
+    experiments.run_jobs(
+        ["job"], workers=2, backend="dask", progress=False, progress_file="p", keep_models=True
+    )
+    defaults = {"workers": 1, "backend": "loky", "progress": True}
+    defaults |= {"progress_file": None, "keep_models": False}
+    given = {"workers": 2, "backend": "dask", "progress": False}
+    given |= {"progress_file": "p", "keep_models": True}
+    assert calls == [((["job"], experiments._run), defaults), ((["job"], experiments._run), given)]
+
+
+def worker_pid(job):
+    return {"job": job, "pid": os.getpid()}
+
+
+def test_one_local_worker_runs_in_this_process_and_two_in_worker_processes():
+    jobs = [{"n": k} for k in range(3)]
+    here = sweep.run_jobs(jobs, worker_pid, workers=1, progress=False)
+    assert [o["job"] for o in here] == jobs and {o["pid"] for o in here} == {os.getpid()}
+    away = sweep.run_jobs(jobs, worker_pid, workers=2, progress=False)
+    assert [o["job"] for o in away] == jobs and os.getpid() not in {o["pid"] for o in away}
