@@ -660,7 +660,8 @@ def test_the_command_line_help_names_the_sweep_and_what_quick_runs(capsys):
         realtext.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert text.startswith("usage: python -m posenc_lib.realtext")
-    assert " ".join(realtext.__doc__.split("\n\n")[0].split()) in text
+    first, second = realtext.__doc__.split("\n\n")[:2]
+    assert " ".join(first.split()) in text and " ".join(second.split()) not in text
     assert "--quick seed 0 only (6 models)" in text
 
 
@@ -733,3 +734,45 @@ def test_paired_differences_say_when_two_models_share_no_seed():
     message = "paired_differences: 'rope' and 'alibi' share no seed at eval_len=64, nonoverlapping"
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         realtext.paired_differences(rows, "rope", "alibi", 64)
+
+
+@pytest.mark.parametrize(
+    "options, error, message",
+    [
+        ({"seeds": (-1,)}, ValueError, "sweep_jobs: seed must be an integer >= 0, got -1"),
+        ({"seeds": (0.5,)}, TypeError, "sweep_jobs: seed must be an integer, got 0.5"),
+        ({"n_scored": 0}, ValueError, "sweep_jobs: n_scored must be an integer >= 1, got 0"),
+        ({"steps": 0}, ValueError, "sweep_jobs: steps must be an integer >= 1, got 0"),
+        (
+            {"train_len": 1, "eval_lens": (1,)},
+            ValueError,
+            "sweep_jobs: train_len must be an integer >= 2, got 1",
+        ),
+        (
+            {"variants": "rope-2-heads"},
+            TypeError,
+            "sweep_jobs: variants must be a sequence of names, got 'rope-2-heads'",
+        ),
+    ],
+    ids=["seed", "seed-type", "n-scored", "steps", "train-len", "variants-str"],
+)
+def test_sweep_jobs_refuse_each_bad_setting_with_its_exact_message(options, error, message):
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        sweep_jobs(**options)
+
+
+def test_sweep_jobs_accept_their_smallest_settings_and_score_variants_in_chunks_only():
+    (job,) = sweep_jobs(("rope",), (0,), steps=1, train_len=2, eval_lens=(2,), n_scored=2)
+    assert (job["seed"], job["steps"], job["train_len"], job["n_scored"]) == (0, 1, 2, 2)
+    assert job["modes"] == ["nonoverlapping", "sliding"]
+    plain, variant = sweep_jobs(("rope",), (0,), variants=("rope-2-heads",))
+    assert (plain["config"], plain["modes"]) == (realtext.CONFIG_NAME, list(MODES))
+    assert (variant["config"], variant["modes"]) == ("rope-2-heads", ["nonoverlapping"])
+
+
+def test_evaluation_ids_start_anywhere_from_the_first_character_on():
+    validation = load_corpus().validation
+    assert realtext.evaluation_ids(validation, start=0)[0] == 0  # a start of 0 is allowed
+    message = "evaluation_ids: start must be an integer >= 0, got -1"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        realtext.evaluation_ids(validation, start=-1)
