@@ -707,8 +707,12 @@ def test_train_and_score_assembles_records_curves_excess_and_training_bits_from_
     extra = bits[32, "nonoverlapping"].ravel() - bits[8, "nonoverlapping"].ravel()
     per_position = [round(float(extra[p] + extra[p + 32]), 3) for p in range(32)]
     assert "excess" not in short and long["excess"] == per_position
-    only_train_len = realtext.train_and_score({**job, "eval_lens": [8], "steps": 2})
+    variant = {**job, "eval_lens": [8], "steps": 2, "config": "rope-2-heads"}
+    only_train_len = realtext.train_and_score(variant)
     assert ["excess" in c for c in only_train_len["curves"]] == [False]
+    assert only_train_len["result"].config == model_config(
+        "rope", train_len=8, vocab_size=corpus.vocab_size, config="rope-2-heads"
+    )
 
 
 def test_score_text_scores_the_windows_that_start_where_it_is_told():
@@ -776,3 +780,18 @@ def test_evaluation_ids_start_anywhere_from_the_first_character_on():
     message = "evaluation_ids: start must be an integer >= 0, got -1"
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         realtext.evaluation_ids(validation, start=-1)
+
+
+def test_char_bits_refuse_bad_windows_and_batch_sizes_naming_themselves():
+    config = model_config("alibi", train_len=8)
+    params = init_params(config, seed=0)
+    windows_ = np.zeros((2, 8), dtype=int)
+    assert np.array_equal(  # the smallest batch gives the same bits, one window at a time
+        realtext.char_bits(params, config, windows_, windows_, batch_elements=1),
+        realtext.char_bits(params, config, windows_, windows_),
+    )
+    message = "char_bits: batch_elements must be an integer >= 1, got 0"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        realtext.char_bits(params, config, windows_, windows_, batch_elements=0)
+    with pytest.raises(ValueError, match=r"^char_bits: tokens must have 2 axes, got "):
+        realtext.char_bits(params, config, windows_[0], windows_[0])

@@ -631,6 +631,9 @@ def test_run_study_runs_the_study_jobs_and_keeps_the_first_configurations_models
         *study.values(),
         configs=("1x32", "4x8+mlp"),
         steps=9,
+        train_len=16,
+        eval_lens=(16, 32),
+        n_tokens=64,
         workers=2,
         progress=False,
         keep_models=True,
@@ -640,7 +643,14 @@ def test_run_study_runs_the_study_jobs_and_keeps_the_first_configurations_models
     assert default_jobs == experiments.study_jobs(("markov",), ("rope",), (0,))
     assert default_jobs[0]["train_len"] == 32 and records == [{"n": 0}]
     assert defaults == {"workers": 1, "progress": True, "progress_file": None, "keep_models": False}
-    assert jobs == experiments.study_jobs(*study.values(), configs=("1x32", "4x8+mlp"), steps=9)
+    assert jobs == experiments.study_jobs(
+        *study.values(),
+        configs=("1x32", "4x8+mlp"),
+        steps=9,
+        train_len=16,
+        eval_lens=(16, 32),
+        n_tokens=64,
+    )
     assert given == {
         "workers": 2,
         "progress": False,
