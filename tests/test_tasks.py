@@ -95,10 +95,9 @@ def test_the_transition_table_is_a_seeded_dirichlet_draw():
     np.testing.assert_array_equal(table, expected)
 
 
-def test_the_entropy_is_the_stationary_average_of_each_contexts_entropy():
-    vocab, concentration, seed = 3, 0.7, 5
-    table = markov_transitions(vocab, concentration, seed)
-    # the chain of pairs (a, b) -> (b, c): its stationary distribution by an eigenvector
+def stationary_pairs_by_eigenvector(table):
+    """P(a, b) of the chain of pairs (a, b) -> (b, c), from an eigenvector, written with loops."""
+    vocab = table.shape[0]
     transition = np.zeros((vocab * vocab, vocab * vocab))
     for a in range(vocab):
         for b in range(vocab):
@@ -106,7 +105,13 @@ def test_the_entropy_is_the_stationary_average_of_each_contexts_entropy():
                 transition[a * vocab + b, b * vocab + c] = table[a, b, c]
     values, vectors = np.linalg.eig(transition.T)
     stationary = np.real(vectors[:, np.argmin(np.abs(values - 1))])
-    stationary /= stationary.sum()
+    return (stationary / stationary.sum()).reshape(vocab, vocab)
+
+
+def test_the_entropy_is_the_stationary_average_of_each_contexts_entropy():
+    vocab, concentration, seed = 3, 0.7, 5
+    table = markov_transitions(vocab, concentration, seed)
+    stationary = stationary_pairs_by_eigenvector(table).reshape(-1)
     entropy = -np.sum(table * np.log(table), axis=-1).reshape(-1)
     assert markov_entropy(vocab, concentration, seed) == pytest.approx(
         float(stationary @ entropy), rel=1e-9
@@ -118,14 +123,7 @@ def test_the_entropy_given_the_current_token_weighs_each_current_tokens_next_tok
     stationary pairs: written with loops, from an eigenvector of the chain of pairs."""
     vocab, concentration, seed = 3, 0.7, 5
     table = markov_transitions(vocab, concentration, seed)
-    transition = np.zeros((vocab * vocab, vocab * vocab))
-    for a in range(vocab):
-        for b in range(vocab):
-            for c in range(vocab):
-                transition[a * vocab + b, b * vocab + c] = table[a, b, c]
-    values, vectors = np.linalg.eig(transition.T)
-    stationary = np.real(vectors[:, np.argmin(np.abs(values - 1))])
-    stationary = (stationary / stationary.sum()).reshape(vocab, vocab)  # P(previous, current)
+    stationary = stationary_pairs_by_eigenvector(table)  # P(previous, current)
     expected = 0.0
     for b in range(vocab):
         p_current = stationary[:, b].sum()  # the current token's stationary probability
