@@ -1252,14 +1252,7 @@ def extension_table(records, task, *, config=DEFAULT_CONFIG, region="unseen", di
         f"{len({r['seed'] for r in rows})} seeds"
     )
     headers = ["before", f"after {steps} steps"]
-    table = text_table(
-        "method",
-        headers,
-        rows_out,
-        digits=digits,
-        column_width=cell_width(digits, headers),
-        label_width=14,
-    )
+    table = text_table("method", headers, rows_out, digits=digits, label_width=14)
     return "\n".join([heading, *table])
 
 
