@@ -62,7 +62,8 @@ def test_make_and_the_entry_point_run_the_same_commands():
         assert f"$(PY) tools/course.py {target}" in makefile
     fast = [" ".join(map(str, c[1:])) for c in course.test_commands("py", "check")]
     assert fast[-1] == (
-        "-m pytest -q -m not browser and not binder and not site and not slow tests posenc_lib"
+        "-m pytest -q -n auto --dist worksteal"
+        " -m not browser and not binder and not site and not slow tests posenc_lib"
     )
     full = " ".join(map(str, course.test_commands("py")[-1]))
     assert "--nbval" in full and "notebooks" in full
@@ -70,6 +71,23 @@ def test_make_and_the_entry_point_run_the_same_commands():
     assert only[-1] == "notebooks" and "--nbval" in only
     with pytest.raises(ValueError, match="tier must be test, check or notebooks, got 'all'"):
         course.test_commands("py", "all")
+
+
+def test_the_fast_tier_gives_each_pytest_process_one_blas_thread_and_the_full_tiers_check_figures():
+    fast = course.tier_environment("check", {"PATH": "/bin"})
+    assert fast == {
+        "PATH": "/bin",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    assert (
+        course.tier_environment("check", {"OPENBLAS_NUM_THREADS": "4"})["OPENBLAS_NUM_THREADS"]
+        == "4"
+    )
+    for tier in ("test", "notebooks"):
+        full = course.tier_environment(tier, {"PATH": "/bin"})
+        assert full == {"PATH": "/bin", "POSENC_CHECK_FIGURES": "1"}
 
 
 def free_port():
