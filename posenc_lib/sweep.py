@@ -20,6 +20,7 @@ chapter runs from any directory, on Colab too.
 
 import argparse
 import ast
+import contextlib
 import hashlib
 import io
 import json
@@ -1342,35 +1343,32 @@ def run_resumable(sweep, args, **options):
     interrupted: 0 finished models are kept in ...progress.jsonl; run the same command again to continue
     exit status 130
     """
-    client = None
-    if args.backend == "dask":
-        from dask.distributed import Client, LocalCluster
+    with contextlib.ExitStack() as dask:  # closes the client, then the cluster it started
+        if args.backend == "dask":
+            from dask.distributed import Client, LocalCluster
 
-        client = (
-            Client(args.scheduler)
-            if args.scheduler
-            else Client(LocalCluster(n_workers=args.workers, threads_per_worker=1))
-        )
-    try:
-        paths = run_sweep(
-            sweep,
-            args.out,
-            workers=args.workers,
-            backend=args.backend,
-            progress=not args.no_progress,
-            fresh=args.fresh,
-            **options,
-        )
-    except KeyboardInterrupt:
-        done = len(read_progress(args.out / "progress.jsonl"))
-        print(
-            f"interrupted: {done} finished models are kept in {args.out / 'progress.jsonl'}; "
-            "run the same command again to continue"
-        )
-        raise SystemExit(130) from None
-    finally:
-        if client is not None:
-            client.close()
+            if args.scheduler:
+                dask.enter_context(Client(args.scheduler))
+            else:
+                cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1)
+                dask.enter_context(Client(dask.enter_context(cluster)))
+        try:
+            paths = run_sweep(
+                sweep,
+                args.out,
+                workers=args.workers,
+                backend=args.backend,
+                progress=not args.no_progress,
+                fresh=args.fresh,
+                **options,
+            )
+        except KeyboardInterrupt:
+            done = len(read_progress(args.out / "progress.jsonl"))
+            print(
+                f"interrupted: {done} finished models are kept in {args.out / 'progress.jsonl'}; "
+                "run the same command again to continue"
+            )
+            raise SystemExit(130) from None
     return load_records(paths["results"])
 
 

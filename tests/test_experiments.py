@@ -323,14 +323,17 @@ def test_a_tiny_sweep_on_a_dask_cluster_resumes_from_its_progress_file(
 
 
 @pytest.mark.slow
-def test_the_command_line_runs_on_a_local_dask_cluster(tmp_path, capsys):
+def test_the_command_line_runs_on_a_local_dask_cluster_and_closes_it(tmp_path, capsys):
     pytest.importorskip(
         "dask.distributed",
         reason="dask is not installed: pip install 'posenc-lib[cluster]' (the test extra has it)",
     )
+    from distributed.deploy.spec import SpecCluster  # keeps every cluster made, in _instances
+
     experiments.main(
         ["--tiny", "--backend", "dask", "--workers", "2", "--out", str(tmp_path), "--no-progress"]
     )
+    assert {c.status.name for c in SpecCluster._instances} <= {"closed"}  # a live one stays in
     local = experiments.run_sweep(
         tmp_path / "local", workers=1, progress=False, **experiments.STUDY.tiny
     )

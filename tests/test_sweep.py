@@ -511,12 +511,21 @@ def engine(monkeypatch):
         def __init__(self, *args, **kwargs):
             calls.append(("Client", args, kwargs))
 
-        def close(self):
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
             calls.append(("close",))
 
-    def local_cluster(*args, **kwargs):
-        calls.append(("LocalCluster", args, kwargs))
-        return "the local cluster"
+    class LocalCluster:
+        def __init__(self, *args, **kwargs):
+            calls.append(("LocalCluster", args, kwargs))
+
+        def __enter__(self):
+            return "the local cluster"
+
+        def __exit__(self, *exc):
+            calls.append(("close cluster",))
 
     def run_sweep(spec, out, **kwargs):
         calls.append(("run_sweep", spec, out, kwargs))
@@ -525,7 +534,7 @@ def engine(monkeypatch):
         return {"results": sweep.write_records(out / "results.json", [{"value": 1.0}], {})}
 
     monkeypatch.setattr(distributed, "Client", Client)
-    monkeypatch.setattr(distributed, "LocalCluster", local_cluster)
+    monkeypatch.setattr(distributed, "LocalCluster", LocalCluster)
     monkeypatch.setattr(sweep, "run_sweep", run_sweep)
     return calls
 
@@ -542,7 +551,7 @@ def test_the_command_line_hands_run_sweep_its_workers_backend_progress_and_fresh
     ]
 
 
-def test_the_dask_backend_starts_a_local_cluster_of_one_thread_per_worker_and_closes_it(
+def test_the_dask_backend_starts_a_local_cluster_of_one_thread_per_worker_and_closes_both(
     tmp_path, engine
 ):
     sweep.run_resumable(TOY, toy_args(tmp_path, "--backend", "dask", "--workers", "3"))
@@ -552,6 +561,7 @@ def test_the_dask_backend_starts_a_local_cluster_of_one_thread_per_worker_and_cl
         ("Client", ("the local cluster",), {}),
         ("run_sweep", TOY, tmp_path, given),
         ("close",),
+        ("close cluster",),
     ]
 
 
@@ -574,7 +584,7 @@ def test_an_interrupted_run_says_how_many_models_it_kept_where_and_how_to_contin
         f"interrupted: 2 finished models are kept in {tmp_path / 'progress.jsonl'}; "
         "run the same command again to continue\n"
     )
-    assert engine[-1] == ("close",)  # the cluster is closed on an interrupt too
+    assert engine[-2:] == [("close",), ("close cluster",)]  # closed on an interrupt too
 
 
 def test_main_runs_the_options_of_its_flags_then_prints_the_report_and_the_records_written(
