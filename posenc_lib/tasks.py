@@ -717,13 +717,12 @@ def chance_levels(task, lengths, train_len, **options):
 def _levels(func, scores, task, lengths, train_len, options):
     task = _check_task(func, task)
     train_len = check_int(func, "train_len", train_len, minimum=1)
-    lengths = check_array(func, "lengths", lengths, ndim=1, dtype=int)
+    check_array(func, "lengths", lengths, ndim=1)  # one axis of finite numbers; then each an int
     out = {}
-    for length in lengths:
-        length = check_int(func, "lengths", int(length), minimum=1)
+    for length in [check_int(func, "lengths", length, minimum=1) for length in lengths]:
         totals, counts = scores(task, length, **options)
         start = 0 if length <= train_len else train_len
-        out[int(length)] = float(totals[start:].sum() / max(counts[start:].sum(), 1))
+        out[length] = float(totals[start:].sum() / max(counts[start:].sum(), 1))
     return out
 
 

@@ -940,15 +940,36 @@ LOGITS3 = np.zeros((2, 3, 4))  # batch 2, 3 positions, 4 tokens: every axis of a
             r"^position_free_levels: lengths must have 1 axes, got 8 \(shape \(\)\)$",
         ),
         (
-            lambda: tasks.chance_levels(TASK, [4, np.nan], 4),  # lengths are whole numbers
+            lambda: tasks.chance_levels(TASK, [4, np.nan], 4),
+            ValueError,
+            r"^chance_levels: lengths must be finite, got nan at index \(1,\)$",
+        ),
+        (
+            lambda: tasks.chance_levels(TASK, [4, 4.5], 4),  # lengths are whole numbers
             TypeError,
-            r"^chance_levels: lengths must be a numeric array, got \[4, nan\]$",
+            r"^chance_levels: lengths must be an integer, got 4.5$",
+        ),
+        (
+            lambda: tasks.position_free_levels(TASK, ["8"], 4),
+            TypeError,
+            r"^position_free_levels: lengths must be an integer, got '8'$",
+        ),
+        (
+            lambda: tasks.chance_levels(TASK, [True], 4),
+            TypeError,
+            r"^chance_levels: lengths must be an integer, got True$",
         ),
     ],
 )
 def test_each_refusal_says_exactly_what_is_wrong(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_the_levels_take_lengths_as_numpy_integers_and_key_them_by_python_ints():
+    levels = tasks.chance_levels(TASK, np.array([4, 8]), 4)
+    assert levels == tasks.chance_levels(TASK, [4, 8], 4)
+    assert [type(length) for length in levels] == [int, int]
 
 
 # A task that says it has 5 tokens and draws token 9.
