@@ -617,7 +617,7 @@ def yarn_index_ramp(d, original_len, *, base=BASE, alpha=1.0, beta=32.0, truncat
     func = "yarn_index_ramp"
     d, original_len, base, alpha, beta = _check_yarn_ramp(func, d, original_len, base, alpha, beta)
     if alpha == 0:
-        raise ValueError(f"{func}: alpha must be > 0 (the slow end is at alpha turns)")
+        raise ValueError(f"{func}: alpha must be > 0 (the slow end is at alpha turns), got {alpha}")
     truncate, clamp = check_bool(func, "truncate", truncate), check_bool(func, "clamp", clamp)
     low = yarn_correction_dim(beta, d, original_len, base=base)
     high = yarn_correction_dim(alpha, d, original_len, base=base)

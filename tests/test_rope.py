@@ -622,6 +622,6 @@ def test_yarn_index_ramp_needs_a_positive_alpha():
     np.testing.assert_allclose(yarn_index_ramp(8, 32, alpha=1e-9), [1.0, 6 / 7, 5 / 7, 4 / 7])
     with pytest.raises(ValueError) as caught:
         yarn_index_ramp(8, 32, alpha=0.0)
-    assert (
-        str(caught.value) == "yarn_index_ramp: alpha must be > 0 (the slow end is at alpha turns)"
+    assert str(caught.value) == (
+        "yarn_index_ramp: alpha must be > 0 (the slow end is at alpha turns), got 0.0"
     )
