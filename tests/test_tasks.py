@@ -5,6 +5,7 @@ task's honest floors (chance and the best rule without positions) are what playi
 import numpy as np
 import pytest
 
+from posenc_lib import tasks
 from posenc_lib.tasks import (
     IGNORE,
     TASKS,
@@ -311,3 +312,48 @@ def test_levels_take_the_shortest_length_and_training_length():
     every_token_a_marker = recent_marker(n_markers=2, vocab_size=5, density=1.0)
     assert chance_levels(every_token_a_marker, [1], 1, n_tokens=3) == {1: 0.5}
     assert position_free_levels(every_token_a_marker, [1, 2], 1, n_tokens=3) == {1: 1.0, 2: 1.0}
+
+
+def spy_task(calls):
+    """A task that records the batch size of each draw and returns zeros."""
+
+    def sampler(rng, batch, length):
+        calls.append(batch)
+        return np.zeros((batch, length), int), np.zeros((batch, length), int)
+
+    return tasks.Task("spy", 2, "accuracy", sampler)
+
+
+@pytest.mark.parametrize(
+    ("length", "n_tokens", "batches"),
+    [
+        (8, 8, [1]),  # one sequence holds every token asked for
+        (8, 9, [2]),  # ... or is one short: the last sequence is whole
+        (128, 100 * 128, [64, 36]),  # at most 64 sequences a draw
+        (2731, 5 * 2731, [2, 2, 1]),  # at most 8,192 tokens a draw: 2 x 2,731
+        (4097, 3 * 4097, [1, 1, 1]),  # at least one sequence, however long
+    ],
+)
+def test_evaluation_draws_at_most_64_sequences_and_8192_tokens_at_a_time(length, n_tokens, batches):
+    calls = []
+    inputs, targets = tasks.evaluation_sequences(spy_task(calls), length, n_tokens=n_tokens)
+    assert calls == batches
+    assert inputs.shape == targets.shape == (sum(batches), length)
+
+
+@pytest.mark.parametrize(
+    ("argument", "value", "message"),
+    [
+        ("length", 0, "evaluation_sequences: length must be an integer >= 1, got 0"),
+        ("n_tokens", 0, "evaluation_sequences: n_tokens must be an integer >= 1, got 0"),
+        ("seed", -1, "evaluation_sequences: seed must be an integer >= 0, got -1"),
+    ],
+)
+def test_evaluation_sequences_refuses_an_empty_length_or_budget_and_a_negative_seed(
+    argument, value, message
+):
+    call = {"length": 8, "n_tokens": 16, "seed": 0, argument: value}
+    with pytest.raises(ValueError) as refused:
+        tasks.evaluation_sequences(tasks.lookback(2), **call)
+    assert str(refused.value) == message
+    assert tasks.evaluation_sequences(tasks.lookback(2), **{**call, argument: value + 1})[0].size
