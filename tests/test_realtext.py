@@ -795,3 +795,33 @@ def test_char_bits_refuse_bad_windows_and_batch_sizes_naming_themselves():
         realtext.char_bits(params, config, windows_, windows_, batch_elements=0)
     with pytest.raises(ValueError, match=r"^char_bits: tokens must have 2 axes, got "):
         realtext.char_bits(params, config, windows_[0], windows_[0])
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"scheme": "xpos"},
+            "model_config: scheme must be one of 'none', 'sinusoidal', 'learned', 'rope', "
+            "'alibi', 't5', got 'xpos'",
+        ),
+        (
+            {"scheme": "rope", "train_len": 1},
+            "model_config: train_len must be an integer >= 2, got 1",
+        ),
+    ],
+)
+def test_model_config_refuses_an_unknown_scheme_and_a_window_of_one_naming_itself(options, message):
+    with pytest.raises(ValueError) as refused:
+        realtext.model_config(**options)
+    assert str(refused.value) == message
+    assert realtext.model_config("rope", train_len=2).max_len >= 2  # two characters are enough
+
+
+def test_scoring_refuses_a_character_the_model_has_no_embedding_for():
+    config = realtext.model_config("rope", train_len=8, vocab_size=5)
+    params = init_params(config, seed=0)
+    tokens = np.array([[0, 1, 2, 5]])  # 5 is one past the model's last character
+    with pytest.raises(ValueError) as refused:
+        realtext.char_bits(params, config, tokens, np.zeros_like(tokens))
+    assert str(refused.value) == "char_bits: tokens must hold ids 0..4, got 5 at index (0, 3)"

@@ -5,6 +5,8 @@ sweeps themselves are tested through the two chapters that use them (tests/test_
 tests/test_realtext.py, tests/test_committed_data.py)."""
 
 import os
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -698,3 +700,42 @@ def test_one_local_worker_runs_in_this_process_and_two_in_worker_processes():
     assert [o["job"] for o in here] == jobs and {o["pid"] for o in here} == {os.getpid()}
     away = sweep.run_jobs(jobs, worker_pid, workers=2, progress=False)
     assert [o["job"] for o in away] == jobs and os.getpid() not in {o["pid"] for o in away}
+
+
+def test_run_jobs_runs_in_this_process_with_a_progress_bar_unless_told_otherwise(capsys):
+    jobs = [{"n": n} for n in range(3)]
+    outputs = sweep.run_jobs(jobs, worker_pid)
+    assert {o["pid"] for o in outputs} == {os.getpid()}  # one worker: this process
+    assert "models trained" in capsys.readouterr().err  # tqdm's bar, on standard error
+    sweep.run_jobs(jobs, worker_pid, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("workers", [0, -2])
+def test_run_jobs_refuses_fewer_than_one_worker_naming_itself(workers):
+    with pytest.raises(ValueError) as refused:
+        sweep.run_jobs([{"n": 0}], worker_pid, workers=workers, progress=False)
+    assert str(refused.value) == f"run_jobs: workers must be an integer >= 1, got {workers}"
+
+
+def fail_after_the_others_are_written(job):
+    """Jobs 0-2 finish at once; job 3 waits until the three are in the progress file, then fails."""
+    if job["n"] < 3:
+        return {"job": job}
+    log, deadline = Path(job["log"]), time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if log.exists() and len(log.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.02)
+    raise RuntimeError("job 3 failed")
+
+
+def test_the_models_finished_before_a_job_fails_are_kept_for_the_next_run(tmp_path):
+    # outputs are written as they finish, not when the last one does
+    log = tmp_path / "progress.jsonl"
+    jobs = [{"n": n, "log": str(log)} for n in range(4)]
+    with pytest.raises(RuntimeError, match="job 3 failed"):
+        sweep.run_jobs(
+            jobs, fail_after_the_others_are_written, workers=2, progress=False, progress_file=log
+        )
+    assert sorted(out["job"]["n"] for out in sweep.read_progress(log).values()) == [0, 1, 2]
