@@ -3,6 +3,7 @@ one BLAS thread per worker, results independent of the worker count and backend 
 processes or a Dask cluster), the command line."""
 
 import json
+import os
 import re
 import time
 
@@ -320,6 +321,12 @@ def test_a_tiny_sweep_on_a_dask_cluster_resumes_from_its_progress_file(
     ]
     resumed = sweep.run_jobs(jobs, None, backend="dask", progress=False, progress_file=log)
     assert resumed == on_cluster  # nothing ran again (the runner None would fail)
+    away = sweep.run_jobs([{"n": 0}, {"n": 1}], job_pid, backend="dask", progress=False)
+    assert os.getpid() not in {o["pid"] for o in away}  # on the cluster, though workers=1
+
+
+def job_pid(job):
+    return {"job": job, "pid": os.getpid()}
 
 
 @pytest.mark.slow
