@@ -711,11 +711,25 @@ def test_run_jobs_runs_in_this_process_with_a_progress_bar_unless_told_otherwise
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.parametrize("workers", [0, -2])
-def test_run_jobs_refuses_fewer_than_one_worker_naming_itself(workers):
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"workers": 0}, "run_jobs: workers must be an integer >= 1, got 0"),
+        ({"workers": -2}, "run_jobs: workers must be an integer >= 1, got -2"),
+        ({"backend": "spark"}, "run_jobs: backend must be one of 'loky', 'dask', got 'spark'"),
+        (
+            {"progress_file": "progress.jsonl", "keep_models": True},
+            "run_jobs: progress_file cannot be combined with keep_models=True (trained models are "
+            "not written to it, so a resumed run could not return them), got 'progress.jsonl'",
+        ),
+    ],
+)
+def test_run_jobs_refuses_no_workers_an_unknown_backend_and_kept_models_with_a_log(
+    options, message
+):
     with pytest.raises(ValueError) as refused:
-        sweep.run_jobs([{"n": 0}], worker_pid, workers=workers, progress=False)
-    assert str(refused.value) == f"run_jobs: workers must be an integer >= 1, got {workers}"
+        sweep.run_jobs([{"n": 0}], worker_pid, progress=False, **options)
+    assert str(refused.value) == message
 
 
 def fail_after_the_others_are_written(job):
