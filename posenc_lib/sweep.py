@@ -315,6 +315,8 @@ def run_jobs(
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         sink = path.open("a")
+        if sink.tell() and not path.read_bytes().endswith(b"\n"):
+            sink.write("\n")  # end the line an interrupt cut short, so the next output is whole
     try:
         for out in _finished(todo, runner, workers, backend) if todo else ():
             if on_output is not None:

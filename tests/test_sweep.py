@@ -753,3 +753,59 @@ def test_the_models_finished_before_a_job_fails_are_kept_for_the_next_run(tmp_pa
             jobs, fail_after_the_others_are_written, workers=2, progress=False, progress_file=log
         )
     assert sorted(out["job"]["n"] for out in sweep.read_progress(log).values()) == [0, 1, 2]
+
+
+@pytest.fixture
+def bars(monkeypatch):
+    """Stand-in for tqdm's bar: the options of each bar run_jobs makes, and its count at close."""
+    import tqdm.auto
+
+    made = []
+
+    class Bar:
+        def __init__(self, **options):
+            self.options, self.n = options, options.get("initial", 0)
+            made.append(self)
+
+        def update(self, n):
+            self.n += n
+
+        def close(self):
+            self.closed_at = self.n
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    return made
+
+
+def test_a_resumed_run_starts_its_bar_at_the_models_already_trained(tmp_path, bars):
+    log = tmp_path / "progress.jsonl"
+    jobs = [{"n": n} for n in range(4)]
+    sweep.run_jobs(jobs[:1], worker_pid, progress_file=log)
+    sweep.run_jobs(jobs, worker_pid, progress=False, progress_file=log)
+    assert [bar.options for bar in bars] == [
+        {"total": 1, "initial": 0, "desc": "models trained", "leave": False, "disable": False},
+        {"total": 4, "initial": 1, "desc": "models trained", "leave": False, "disable": True},
+    ]
+    assert [bar.closed_at for bar in bars] == [1, 4]  # one step per model
+
+
+def test_a_finished_run_resumes_to_its_outputs_without_starting_a_pool(tmp_path):
+    log = tmp_path / "deep" / "er" / "progress.jsonl"  # folders made as needed
+    jobs = [{"n": n} for n in range(3)]
+    done = sweep.run_jobs(jobs, worker_pid, progress=False, progress_file=log)
+    again = sweep.run_jobs(jobs, None, workers=2, progress=False, progress_file=log)
+    assert again == done  # the runner None would fail, and a pool of 0 processes too
+
+
+def test_the_job_key_does_not_depend_on_the_order_of_the_settings():
+    assert sweep.job_key({"seed": 0, "scheme": "rope"}) == sweep.job_key(
+        {"scheme": "rope", "seed": 0}
+    )
+
+
+def test_outputs_after_a_torn_line_are_read_and_a_resumed_run_starts_on_a_new_line(tmp_path):
+    log = tmp_path / "progress.jsonl"
+    log.write_text('{"job": {"n": 0}}\n{"job": {"n"')  # interrupted while writing job 1
+    sweep.run_jobs([{"n": n} for n in range(3)], worker_pid, progress=False, progress_file=log)
+    assert log.read_text().startswith('{"job": {"n": 0}}\n{"job": {"n"\n{"job": {"n": 1}')
+    assert sorted(out["job"]["n"] for out in sweep.read_progress(log).values()) == [0, 1, 2]
