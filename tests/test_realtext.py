@@ -825,3 +825,50 @@ def test_scoring_refuses_a_character_the_model_has_no_embedding_for():
     with pytest.raises(ValueError) as refused:
         realtext.char_bits(params, config, tokens, np.zeros_like(tokens))
     assert str(refused.value) == "char_bits: tokens must hold ids 0..4, got 5 at index (0, 3)"
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: windows(np.arange(20), 4, "nonoverlapping", n_scored=0),
+            "windows: n_scored must be an integer >= 1, got 0",
+        ),
+        (
+            lambda: windows(np.arange(20), 4, "nonoverlapping", n_scored=8, start=-1),
+            "windows: start must be an integer >= 0, got -1",
+        ),
+        (  # one character short: the last target would be past the text
+            lambda: windows(np.arange(20), 4, "nonoverlapping", n_scored=8, start=12),
+            "windows: start + n_scored + 1 must be <= len(ids) = 20, got 12 + 8 + 1",
+        ),
+        (  # a sliding window of 16 reads 12 characters of context before its 4 scored ones
+            lambda: windows(np.arange(60), 16, "sliding", n_scored=16, start=11),
+            "windows: start must be >= 12 (the context of a sliding window of 16), got 11",
+        ),
+        (
+            lambda: realtext.sliding_stride(0),
+            "sliding_stride: length must be an integer >= 1, got 0",
+        ),
+        (
+            lambda: realtext.model_config("rope", config="huge"),
+            "model_config: config must be one of '2L-4x16+mlp', 't5-buckets-to-32', "
+            "'alibi-8-heads', 'rope-2-heads', got 'huge'",
+        ),
+    ],
+)
+def test_windows_and_their_settings_refuse_word_for_word(call, message):
+    with pytest.raises(ValueError) as refused:
+        call()
+    assert str(refused.value) == message
+
+
+def test_windows_reach_the_last_character_and_the_first_full_context():
+    tokens, targets = windows(np.arange(20), 4, "nonoverlapping", n_scored=8, start=11)
+    assert targets[-1, -1] == 19 and tokens[0, 0] == 11  # the text's last character is a target
+    assert windows(np.arange(5), 4, "nonoverlapping", n_scored=4, start=0)[0].tolist() == [
+        [0, 1, 2, 3]
+    ]
+    tokens, targets = windows(np.arange(60), 16, "sliding", n_scored=16, start=12)
+    assert tokens[0, 0] == 0 and targets[0].tolist() == [IGNORE] * 12 + [13, 14, 15, 16]
+    assert realtext.sliding_stride(1) == 1
