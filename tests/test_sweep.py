@@ -809,3 +809,36 @@ def test_outputs_after_a_torn_line_are_read_and_a_resumed_run_starts_on_a_new_li
     sweep.run_jobs([{"n": n} for n in range(3)], worker_pid, progress=False, progress_file=log)
     assert log.read_text().startswith('{"job": {"n": 0}}\n{"job": {"n"\n{"job": {"n": 1}')
     assert sorted(out["job"]["n"] for out in sweep.read_progress(log).values()) == [0, 1, 2]
+
+
+def blas_threads_here(job):
+    from threadpoolctl import threadpool_info
+
+    return {
+        "job": job,
+        "threads": sorted({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}),
+    }
+
+
+def test_one_blas_thread_holds_blas_to_one_thread_where_more_are_allowed():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    if not any(p["user_api"] == "blas" for p in threadpool_info()):
+        pytest.skip("this numpy has no BLAS thread pool to limit")
+    with threadpool_limits(2, user_api="blas"):
+        assert blas_threads_here({})["threads"] == [2]
+        assert sweep.one_blas_thread(blas_threads_here, {"n": 0})["threads"] == [1]
+
+
+def test_region_records_refuse_more_settings_than_names():
+    sums = (np.array([1.0, 0.0]), np.array([1, 1]))
+    with pytest.raises(ValueError, match="zip"):
+        sweep.region_records({}, {(2, "chunks"): sums}, 2, "loss", keys=())
+    (record,) = sweep.region_records({}, {(2, "chunks"): sums}, 2, "loss", keys=("mode",))
+    assert record["mode"] == "chunks"
+
+
+def test_load_records_reads_a_file_of_records_without_provenance(tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text('[{"value": 1.0}]')
+    assert sweep.load_records(path) == [{"value": 1.0}]
