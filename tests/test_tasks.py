@@ -357,3 +357,22 @@ def test_evaluation_sequences_refuses_an_empty_length_or_budget_and_a_negative_s
         tasks.evaluation_sequences(tasks.lookback(2), **call)
     assert str(refused.value) == message
     assert tasks.evaluation_sequences(tasks.lookback(2), **{**call, argument: value + 1})[0].size
+
+
+@pytest.mark.parametrize("make", [lambda: tasks.lookback(3), tasks.markov])
+def test_each_task_names_its_position_free_rule_and_its_best_score(make):
+    task = make()
+    rule, best = {
+        "lookback-3": ("the token seen most often before the current one", 1.0),
+        "markov": (
+            "the chain's P(next | token before, current token), the token before guessed from "
+            "the counts",
+            tasks.markov_entropy(),
+        ),
+    }[task.name]
+    assert (task.position_free_rule, task.best_possible) == (rule, best)
+    assert sum(task.answers) == pytest.approx(1.0)
+    tokens, targets = tasks.evaluation_sequences(task, 8, n_tokens=16)
+    scores = task.position_free(tokens, targets)
+    assert scores.dtype == np.float64  # NaN, not None, where there is no target
+    assert np.array_equal(np.isnan(scores), targets < 0)
