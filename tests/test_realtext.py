@@ -851,6 +851,10 @@ def test_scoring_refuses_a_character_the_model_has_no_embedding_for():
             "sliding_stride: length must be an integer >= 1, got 0",
         ),
         (
+            lambda: realtext.model_config("alibi", config="rope-2-heads"),
+            "model_config: config 'rope-2-heads' is a variant of 'rope', got scheme='alibi'",
+        ),
+        (
             lambda: realtext.model_config("rope", config="huge"),
             "model_config: config must be one of '2L-4x16+mlp', 't5-buckets-to-32', "
             "'alibi-8-heads', 'rope-2-heads', got 'huge'",
