@@ -141,9 +141,14 @@ def test_commands(python, tier="test"):
 def tier_environment(tier, environ=None):
     """Return the environment a tier's commands run in.
 
-    The full tiers compare every figure with its reference (``POSENC_CHECK_FIGURES``). The fast
-    tier runs one pytest process per core, each with one BLAS thread unless the caller set
-    another: two processes with two OpenBLAS threads each on two cores took 110 s instead of 94.
+    No tier compares a figure's pixels with a reference image: nbval compares the notebooks'
+    text outputs and skips their PNGs. What the figures draw (the data, positions and colour
+    limits of their artists, and explorers.js's numbers and colours under Node.js) is tested in
+    every tier, the fast one included (tests/test_figures_drawn.py, tests/test_explorers_node.py).
+    The full tiers also set ``POSENC_CHECK_FIGURES=1``, so that every ``plt.show()`` checks its
+    figure against the house style (`posenc_lib.plots.style_problems`). The fast tier runs one
+    pytest process per core, each with one BLAS thread unless the caller set another: two
+    processes with two OpenBLAS threads each on two cores took 110 s instead of 94.
     """
     env = dict(os.environ if environ is None else environ)
     if tier == "check":
