@@ -1018,6 +1018,7 @@ const STYLE = `
 .posenc-explorer button { padding: 0 8px; cursor: pointer; }
 .posenc-explorer :focus-visible { outline: 3px solid #D55E00; outline-offset: 2px; }
 .posenc-explorer canvas { display: block; background: #fff; touch-action: pan-y; }
+.posenc-explorer .posenc-announce { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .posenc-explorer .posenc-status { font-family: ui-monospace, 'DejaVu Sans Mono', monospace; font-size: 13px; margin: 6px 0 0; overflow-wrap: anywhere; }
 `;
 
@@ -1147,6 +1148,17 @@ function numberControl(def, id, onValue) {
   return { wrap, update, input };
 }
 
+function firstSentence(text) {
+  // Up to the first full stop or colon that ends a clause (not a decimal point), at most 200 characters.
+  const m = /^(.*?[.:])(\s|$)/.exec(text);
+  return (m ? m[1] : text).slice(0, 200);
+}
+
+function stateKey(values) {
+  // One string per state, the same for equal states whatever the order of their keys.
+  return JSON.stringify(Object.keys(values).sort().map((k) => [k, values[k]]));
+}
+
 function render({ model, el }) {
   injectStyle(el);
   const kind = model.get("kind"), fixed = model.get("spec"), explorer = KINDS[kind], drawer = DRAW[kind];
@@ -1165,7 +1177,12 @@ function render({ model, el }) {
   const status = document.createElement("p");
   status.className = "posenc-status";
   status.setAttribute("aria-live", "polite");
-  root.append(controlsBox, canvas, status);
+  // Where a step changes the drawing but not the status line (chapter 03's frame, chapter 06's
+  // head), a screen reader hears the first sentence of the new text alternative from here.
+  const announcer = document.createElement("p");
+  announcer.className = "posenc-announce";
+  announcer.setAttribute("aria-live", "polite");
+  root.append(controlsBox, canvas, status, announcer);
   el.append(root);
   // The explorer's keys are the explorer's: JupyterLab's shortcuts (which take the arrow keys in a
   // notebook) handle keydown as it bubbles to the document, so it stops here.
@@ -1173,16 +1190,21 @@ function render({ model, el }) {
 
   let values = explorer.normalize(spec, { ...model.get("values") });
   const cache = {}, frameCache = {}, base = `posenc-${kind}-${++uid}`;
-  let timer = null, frames = 0, lastWidth = 0;
-
+  let frames = 0, lastWidth = 0, lastAlt = null;
+  // Every press lands: the view draws each new value at once and sends it at once (ipywidgets
+  // sends one update at a time and merges the ones that wait, so the kernel is never flooded).
+  // ipywidgets 8 echoes each update back to the page; an echo of a state this view has already
+  // left must never be drawn over the newer one. `sent` keeps the states sent since the kernel
+  // last confirmed the one shown (see fromModel).
+  const sent = new Set();
   const controls = {};
   const onValue = (name) => (value) => {
     if (values[name] === value) return update();
     values = explorer.normalize(spec, { ...values, [name]: value });
     update();
+    sent.add(stateKey(values));
     model.set("values", { ...values });
-    // The kernel hears the new values at most every 100 ms; this view does not wait for it.
-    if (timer === null) timer = setTimeout(() => { timer = null; model.save_changes(); }, 100);
+    model.save_changes();
   };
   for (const def of explorer.controls(spec, values)) {
     const make = def.options ? selectControl : def.checkbox ? checkboxControl : def.number ? numberControl : rangeControl;
@@ -1205,6 +1227,10 @@ function render({ model, el }) {
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, width, height);
     drawer.draw(ctx, width, height, spec, values, f, cache);
+    if (lastAlt !== null && f.alt !== lastAlt && f.status === status.textContent) {
+      announcer.textContent = firstSentence(f.alt);
+    }
+    lastAlt = f.alt;
     canvas.setAttribute("aria-label", f.alt);
     status.textContent = f.status;
     status.hidden = !f.status;
@@ -1214,7 +1240,13 @@ function render({ model, el }) {
 
   const fromModel = () => {
     const incoming = explorer.normalize(spec, { ...model.get("values") });
-    if (Object.keys(incoming).every((k) => incoming[k] === values[k])) return;
+    const key = stateKey(incoming);
+    if (key === stateKey(values)) {
+      sent.clear(); // the kernel holds what the view shows: nothing of ours is in flight
+      return;
+    }
+    if (sent.has(key)) return; // the echo of a state this view has since left
+    sent.clear(); // the kernel set a new state (a cell, or the kernel's own reply): draw it
     values = incoming;
     update();
   };
