@@ -20,7 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv"
 CONSTRAINTS = ROOT / "requirements" / "constraints.txt"
 START = "notebooks/00_start_here.ipynb"
-LAB_CONFIG = ROOT / "tools" / "lab-config"  # labconfig/default_setting_overrides.json
+# The course's Jupyter config directory: JupyterLab's settings overrides (no news prompt, no update
+# check) in labconfig/, the server's settings (no news feed or update check, the chapters' .md text
+# sources hidden from the file browser) in jupyter_server_config.json. `lab` puts it first on
+# JUPYTER_CONFIG_PATH; Binder's postBuild copies it into the environment's config directory.
+LAB_CONFIG = ROOT / "tools" / "lab-config"
 MINIMUM_PYTHON = (3, 10)
 
 
@@ -73,7 +77,8 @@ def lab_command(python, root_user=None):
     """Return the JupyterLab command: chapter 00 in the URL it prints, the course's own workspace.
 
     The workspace lives in .venv (a workspace saved by another project cannot open another
-    notebook here), and tools/lab-config turns off the news prompt and the update check.
+    notebook here). The rest of the course's settings (no news, no update check, the chapters'
+    text sources hidden) are in tools/lab-config, which `lab_environment` puts on the config path.
     """
     if root_user is None:
         root_user = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -85,8 +90,6 @@ def lab_command(python, root_user=None):
         f"--ServerApp.root_dir={ROOT}",
         f"--LabApp.default_url=/lab/tree/{START}",
         f"--LabApp.workspaces_dir={VENV / 'lab-workspaces'}",
-        "--LabApp.news_url=",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
     if root_user:  # JupyterLab refuses to start as root without it (containers)
         command.append("--allow-root")
@@ -94,7 +97,7 @@ def lab_command(python, root_user=None):
 
 
 def lab_environment(environ=None):
-    """Return JupyterLab's environment: the course's settings overrides on its config path."""
+    """Return JupyterLab's environment: the course's config directory first on its config path."""
     environ = dict(os.environ if environ is None else environ)
     paths = [
         str(LAB_CONFIG),
