@@ -16,6 +16,7 @@ Skips when Chromium is missing, unless POSENC_REQUIRE_BROWSER=1 (CI), where that
 Never downloads a browser: it uses the system's `chromium`.
 """
 
+import itertools
 import json
 import os
 import re
@@ -660,7 +661,7 @@ def frames_while(page, explorer, control, act):
 
 def backward_steps(values, direction):
     """The places where ``values`` moved against ``direction`` (+1 up, -1 down)."""
-    return [(a, b) for a, b in zip(values, values[1:]) if (b - a) * direction < 0]
+    return [(a, b) for a, b in itertools.pairwise(values) if (b - a) * direction < 0]
 
 
 def one_direction_run(page, explorer, control, pace_ms):
@@ -737,8 +738,12 @@ def check_every_press_lands(page, explorer, name):
         if control.get_attribute("type") == "range":
             at_up, frames, end = drag_run(page, explorer, control)
             measured.append((label, "drag", None, at_up, end, len(frames)))
-            assert at_up > float(control.get_attribute("min")), f"{name}, {label}: drag moved nothing"
-            assert end == at_up, f"{name}, {label}: mouse-up at {at_up}, then {end} (frames {frames})"
+            assert at_up > float(control.get_attribute("min")), (
+                f"{name}, {label}: drag moved nothing"
+            )
+            assert end == at_up, (
+                f"{name}, {label}: mouse-up at {at_up}, then {end} (frames {frames})"
+            )
             back = backward_steps(frames, 1)
             assert not back, f"{name}, {label}, drag: frames went backwards {back}"
     return measured
