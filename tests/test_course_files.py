@@ -519,6 +519,25 @@ def test_the_ci_workflow_provides_what_ci_run_needs():
     assert f"uv=={uv}" in runs
 
 
+def commands(script):
+    """A shell script's command lines, comments and blank lines left out."""
+    return [
+        line.strip()
+        for line in script.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def test_ci_run_installs_axe_core_before_the_tests_that_need_it():
+    """`make test` runs the JupyterLab accessibility tests, which CI requires
+    (POSENC_REQUIRE_BROWSER=1): axe-core must be installed before it, at the pinned version."""
+    run = commands((ROOT / ".ci" / "run").read_text())
+    axe = [i for i, line in enumerate(run) if line.startswith("npm ci --prefix tests/axe")]
+    tests = [i for i, line in enumerate(run) if line == "make test" or "pytest" in line]
+    assert axe and tests and axe[0] < min(tests), run
+    assert run.index("export POSENC_REQUIRE_BROWSER=1") < min(tests)
+
+
 def test_the_site_workflow_still_publishes_main():
     data, triggers = workflow("site.yml")
     assert triggers["push"]["branches"] == ["main"]
