@@ -411,6 +411,14 @@ def gap(records, task, scheme):
     at_256 = np.mean([r["value"] for r in rows if r["eval_len"] == 256])
     return at_256 - at_32
 """,
+    "ch06.gap.5": """
+def gap(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    lengths = sorted({r["eval_len"] for r in rows})
+    first = np.mean([r["value"] for r in rows if r["eval_len"] == lengths[0]])
+    last = np.mean([r["value"] for r in rows if r["eval_len"] == lengths[-1]])
+    return last - first
+""",
     # -- chapter 7 ----------------------------------------------------------------------------
     "ch07.bits_per_char.0": """
 def bits_per_char(loss):

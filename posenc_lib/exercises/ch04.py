@@ -167,7 +167,12 @@ q3 = FunctionExercise(
     reference=half_layout_columns,
     cases=tuple(
         {"w": np.random.default_rng(seed).normal(size=shape), "n_heads": n_heads}
-        for seed, shape, n_heads in ((0, (16, 16), 2), (1, (6, 24), 3), (2, (5, 8), 1))
+        for seed, shape, n_heads in (
+            (0, (16, 16), 2),
+            (1, (6, 24), 3),
+            (2, (5, 8), 1),
+            (3, (4, 12), 2),  # heads of 6: not the 8 of the other cases
+        )
     ),
     mistakes=(
         Mistake(

@@ -6,13 +6,15 @@ from ..experiments import extrapolation_gap
 from ._core import ChoiceExercise, FunctionExercise, Mistake
 
 
-def _records(values, task="t", scheme="s", metric="accuracy", lengths=(32, 64, 128, 256)):
+def _records(
+    values, task="t", scheme="s", metric="accuracy", lengths=(32, 64, 128, 256), train_len=None
+):
     return [
         {
             "task": task,
             "scheme": scheme,
             "seed": seed,
-            "train_len": lengths[0],
+            "train_len": lengths[0] if train_len is None else train_len,
             "eval_len": n,
             "metric": metric,
             "value": v,
@@ -42,6 +44,13 @@ def _fixed_lengths(records, task, scheme):
     return at_256 - at_32
 
 
+def _from_shortest(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    shortest, longest = min(r["eval_len"] for r in rows), max(r["eval_len"] for r in rows)
+    at_shortest, at_longest = _means(records, task, scheme, shortest, longest)
+    return at_longest - at_shortest
+
+
 _CASES = (
     {  # other lengths, and a value at the training length that is not 1
         "records": _records(
@@ -55,6 +64,21 @@ _CASES = (
     {
         "records": _records([[2.0, 2.2, 2.5, 3.0]], metric="loss")
         + _records([[0.5] * 4], task="u"),
+        "task": "t",
+        "scheme": "s",
+    },
+    {  # evaluated below the training length too, and three seeds whose median is not the mean
+        "records": _records(
+            [[1.0, 0.9, 0.7, 0.6], [1.0, 0.8, 0.5, 0.2], [0.9, 0.3, 0.2, 0.1]],
+            lengths=(16, 32, 64, 128),
+            train_len=32,
+        ),
+        "task": "t",
+        "scheme": "s",
+    },
+    {  # listed first: another task, trained at another length and evaluated longer
+        "records": _records([[0.9, 0.5, 0.3, 0.2]], task="u", lengths=(16, 64, 256, 1024))
+        + _records([[0.8, 0.6, 0.7, 0.5], [0.7, 0.7, 0.6, 0.3]]),
         "task": "t",
         "scheme": "s",
     },
@@ -114,6 +138,12 @@ q1 = FunctionExercise(
             "Take the training length from r['train_len'] and the longest from "
             "max(r['eval_len']).",
             lambda records, task, scheme: _fixed_lengths(records, task, scheme),
+        ),
+        Mistake(
+            "your gap starts from the shortest evaluation length, which is the training length "
+            "only when no model was evaluated on shorter inputs. Take the training length from "
+            "r['train_len'].",
+            lambda records, task, scheme: _from_shortest(records, task, scheme),
         ),
     ),
     success="Use it on the study's records: which scheme has the smallest gap on each task?",
