@@ -491,32 +491,7 @@ def workflow(name):
     return data, data.get("on", data.get(True))
 
 
-def test_the_ci_workflow_runs_ci_run_on_every_push_and_pull_request():
-    data, triggers = workflow("ci.yml")
-    assert "push" in triggers and "pull_request" in triggers
-    assert not (triggers["push"] or {}).get("branches"), "every branch, not only main"
-    [job] = data["jobs"].values()
-    assert job["runs-on"] == "ubuntu-latest"
-    assert 0 < job["timeout-minutes"] <= 90  # the project's CI budget
-    runs = [step.get("run", "") for step in job["steps"]]
-    assert runs[-1].strip() == "bash .ci/run"
-    assert any(
-        "uses" in step and step["uses"].startswith("actions/checkout@") for step in job["steps"]
-    )
-    assert any(re.search(r"apt-get install .*\bchromium\b", run) for run in runs)
-
-
-def test_the_ci_workflow_provides_what_ci_run_needs():
-    data, _ = workflow("ci.yml")
-    [job] = data["jobs"].values()
-    # Debian's chromium (Ubuntu's is a snap stub), installed as root as .ci/run does.
-    assert "bookworm" in job["container"]["image"]
-    assert "apt-get install" in (ROOT / ".ci" / "run").read_text()
-    runs = "\n".join(step.get("run", "") for step in job["steps"])
-    spread = re.findall(r"bash \.ci/spread \w+ (3\.\d+)", (ROOT / ".ci" / "run").read_text())
-    assert spread and all(re.search(rf"uv python install .*{v}", runs) for v in spread)
-    uv = re.search(r"^UV_VERSION := (\S+)$", (ROOT / "Makefile").read_text(), re.M).group(1)
-    assert f"uv=={uv}" in runs
+CI_RUN = ROOT / ".ci" / "run"
 
 
 def commands(script):
@@ -528,17 +503,198 @@ def commands(script):
     ]
 
 
-def test_ci_run_installs_axe_core_before_the_tests_that_need_it():
-    """`make test` runs the JupyterLab accessibility tests, which CI requires
-    (POSENC_REQUIRE_BROWSER=1): axe-core must be installed before it, at the pinned version."""
-    run = commands((ROOT / ".ci" / "run").read_text())
-    axe = [i for i, line in enumerate(run) if line.startswith("npm ci --prefix tests/axe")]
-    tests = [i for i, line in enumerate(run) if line == "make test" or "pytest" in line]
-    assert axe and tests and axe[0] < min(tests), run
-    assert run.index("export POSENC_REQUIRE_BROWSER=1") < min(tests)
+MARKERS = ("browser", "binder", "site", "slow")
 
 
-def test_the_site_workflow_still_publishes_main():
+def ci_stages():
+    """.ci/run's stages, each as the command lines it runs, the shell functions it calls
+    expanded into their bodies, and the script's variables (``NAME="value"``)."""
+    text = CI_RUN.read_text()
+    functions = {
+        name: commands(body)
+        for name, body in re.findall(r"^(\w+)\(\) \{\n(.*?)^\}", text, re.M | re.S)
+    }
+    variables = dict(re.findall(r'^([A-Z_]+)="([^"]*)"$', text, re.M))
+
+    def expand(lines):
+        out = []
+        for line in lines:
+            out += expand(functions[line]) if line in functions else [line]
+        return out
+
+    cases = text.split('case "$stage" in', 1)[1].split("esac", 1)[0]
+    stages = {}
+    for name, body in re.findall(r"^  ([\w|*]+)\)(.*?);;", cases, re.M | re.S):
+        stages[name] = expand(commands(body))
+    return stages, variables
+
+
+def pytest_selections(lines, variables):
+    """The (marker expression, paths) of each pytest a stage runs; ``make check`` and ``make
+    test`` are tools/course.py's tiers."""
+    import course
+
+    selections = []
+    for line in lines:
+        if line in ("make check", "make test"):
+            tier = "check" if line == "make check" else "test"
+            pytest = course.test_commands("py", tier)[-1]
+            options = pytest[pytest.index("pytest") + 1 :]  # after `python -m pytest`
+            marker = options[options.index("-m") + 1] if "-m" in options else ""
+            paths = [a for a in pytest if a in ("tests", "posenc_lib", "notebooks")]
+            selections.append((marker, paths, "--nbval" in pytest))
+        elif re.search(r"pytest", line, re.I):
+            found = re.search(r'-m "\$(\w+)"', line)
+            marker = variables[found[1]] if found else ""
+            paths = [a for a in line.split() if a in ("tests", "posenc_lib", "notebooks")]
+            selections.append((marker, paths, "NBVAL" in line))
+    return selections
+
+
+def selects(marker, markers):
+    from _pytest.mark.expression import Expression
+
+    return not marker or Expression.compile(marker).evaluate(lambda name: name in markers)
+
+
+def uncovered(selections):
+    """What no selection runs: each combination of the suite's markers on a test in tests/,
+    an unmarked doctest in posenc_lib, and the notebooks under nbval."""
+    import itertools
+
+    combos = [set(c) for n in range(len(MARKERS) + 1) for c in itertools.combinations(MARKERS, n)]
+    missing = [
+        f"tests marked {sorted(c) or 'nothing'}"
+        for c in combos
+        if not any(selects(m, c) for m, paths, _ in selections if "tests" in paths)
+    ]
+    if not any(selects(m, set()) for m, paths, _ in selections if "posenc_lib" in paths):
+        missing.append("posenc_lib's doctests")
+    if not any(nbval and "notebooks" in paths for _, paths, nbval in selections):
+        missing.append("the notebooks under nbval")
+    return missing
+
+
+def test_ci_runs_everything_make_test_runs_in_one_go_and_in_its_parallel_stages():
+    stages, variables = ci_stages()
+    assert set(stages) == {"all", "fast", "notebooks", "browser", "oldest", "newest", "*"}
+    assert "make test" in stages["all"], "CI runs the README's test command"
+    everything = [pytest_selections(stages["all"], variables)]
+    parallel = [
+        s
+        for name in ("fast", "notebooks", "browser")
+        for s in pytest_selections(stages[name], variables)
+    ]
+    assert uncovered(everything[0]) == []
+    assert uncovered(parallel) == []
+    assert stages["oldest"] == ["bash .ci/spread oldest 3.10"]
+    assert stages["newest"] == ["bash .ci/spread newest 3.13"]
+    assert stages["all"][-2:] == [stages["oldest"][0], stages["newest"][0]]
+    # the training chapters with one BLAS thread, and the website, in both
+    for name in ("all", "notebooks"):
+        assert any(line.startswith("OPENBLAS_NUM_THREADS=1") for line in stages[name]), name
+    for name in ("all", "browser"):
+        assert "make site" in stages[name], name
+
+
+def test_a_stage_that_leaves_tests_out_is_caught():
+    missing = uncovered([("not browser and not slow", ["tests", "posenc_lib"], False)])
+    assert "tests marked nothing" not in missing and "posenc_lib's doctests" not in missing
+    assert {"tests marked ['slow']", "tests marked ['browser']"} <= set(missing)
+    assert "the notebooks under nbval" in missing
+    assert uncovered([("", ["notebooks"], True)])[-1] == "posenc_lib's doctests"
+
+
+def test_ci_run_refuses_an_unknown_stage():
+    import subprocess
+
+    result = subprocess.run(["bash", str(CI_RUN), "everything"], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "unknown stage 'everything'; stages: all (the default), fast," in result.stderr
+
+
+def test_ci_run_installs_chromium_and_axe_core_before_the_tests_that_need_them():
+    """The browser tests (JupyterLab and website, axe-core included) are required in CI
+    (POSENC_REQUIRE_BROWSER=1): Chromium and axe-core at its pinned version come first, in the
+    stages that run them, and in no other."""
+    stages, _ = ci_stages()
+    for name, lines in stages.items():
+        axe = [i for i, line in enumerate(lines) if line.startswith("npm ci --prefix tests/axe")]
+        chromium = [
+            i for i, line in enumerate(lines) if re.search(r"apt-get install .*\bchromium\b", line)
+        ]
+        required = [i for i, line in enumerate(lines) if line == "export POSENC_REQUIRE_BROWSER=1"]
+        tests = [i for i, line in enumerate(lines) if line == "make test" or "PYTEST" in line]
+        if name in ("all", "browser"):
+            assert axe and chromium and required, name
+            assert max(axe[0], chromium[0], required[0]) < min(tests), name
+        else:
+            assert not (axe or chromium or required), f"{name} installs a browser it does not use"
+
+
+def test_the_ci_workflow_runs_each_stage_of_ci_run_in_parallel_on_every_push_and_pull_request():
+    data, triggers = workflow("ci.yml")
+    assert "push" in triggers and "pull_request" in triggers
+    assert not (triggers["push"] or {}).get("branches"), "every branch, not only main"
+    [job] = data["jobs"].values()
+    assert job["runs-on"] == "ubuntu-latest"
+    assert 0 < job["timeout-minutes"] <= 90  # the project's CI budget
+    assert job["strategy"]["fail-fast"] is False  # one stage's failure does not hide another's
+    matrix = job["strategy"]["matrix"]["include"]
+    stages, _ = ci_stages()
+    assert [m["stage"] for m in matrix] == [s for s in stages if s not in ("all", "*")]
+    assert job["steps"][-1]["run"].strip() == "bash .ci/run ${{ matrix.stage }}"
+    assert job["steps"][0]["uses"].startswith("actions/checkout@")
+
+
+def test_the_ci_workflow_installs_with_uv_from_a_cache_and_chromium_only_where_needed():
+    data, _ = workflow("ci.yml")
+    [job] = data["jobs"].values()
+    # Debian's chromium (Ubuntu's is a snap stub), which .ci/run installs as root where needed.
+    assert "bookworm" in job["container"]["image"]
+    runs = "\n".join(step.get("run", "") for step in job["steps"])
+    assert "chromium" not in runs and "apt-get" not in runs, ".ci/run's browser stage installs it"
+    assert job["env"]["CI_INSTALL"] == "uv"
+    for script in (CI_RUN, ROOT / ".ci" / "spread"):
+        assert (
+            '"${CI_INSTALL:-}" = uv' in script.read_text()
+            and "uv pip install" in script.read_text()
+        )
+    [setup] = [s for s in job["steps"] if s.get("uses", "").startswith("astral-sh/setup-uv@")]
+    uv = re.search(r"^UV_VERSION := (\S+)$", (ROOT / "Makefile").read_text(), re.M).group(1)
+    assert setup["with"]["version"] == uv and setup["with"]["enable-cache"] is True
+    assert "requirements/*.txt" in setup["with"]["cache-dependency-glob"]
+    # the Pythons of the oldest and newest stages, as .ci/run calls .ci/spread
+    stages, _ = ci_stages()
+    pythons = {m["stage"]: m.get("python") for m in job["strategy"]["matrix"]["include"]}
+    for name in ("oldest", "newest"):
+        assert stages[name] == [f"bash .ci/spread {name} {pythons[name]}"]
+    assert "uv python install ${{ matrix.python }}" in runs
+
+
+def test_the_site_is_published_only_after_ci_passed_on_main():
     data, triggers = workflow("site.yml")
-    assert triggers["push"]["branches"] == ["main"]
-    assert "make site" in [step.get("run") for step in data["jobs"]["build"]["steps"]]
+    assert "push" not in triggers, "a push would publish before CI has passed"
+    assert triggers["workflow_run"] == {
+        "workflows": [workflow("ci.yml")[0]["name"]],
+        "types": ["completed"],
+        "branches": ["main"],
+    }
+    build = data["jobs"]["build"]
+    assert "github.event.workflow_run.conclusion == 'success'" in build["if"]
+    assert "github.event.workflow_run.event == 'push'" in build["if"]
+    checkout = build["steps"][0]
+    assert checkout["with"]["ref"].startswith("${{ github.event.workflow_run.head_sha")
+    assert "make site" in [step.get("run") for step in build["steps"]]
+    assert data["jobs"]["deploy"]["needs"] == "build"
+
+
+def test_pre_commit_runs_the_ruff_the_lock_pins():
+    import yaml
+
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    [repo] = config["repos"]
+    assert repo["repo"] == "https://github.com/astral-sh/ruff-pre-commit"
+    assert repo["rev"] == "v" + newest_pins()["ruff"]
+    assert [hook["id"] for hook in repo["hooks"]] == ["ruff-check", "ruff-format"]
+    assert all("jupyter" in hook["types_or"] for hook in repo["hooks"])  # notebooks too
