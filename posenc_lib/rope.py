@@ -7,7 +7,9 @@ theta_i = base ** (-2i / d). Two layouts of the pairs exist:
 - "half": pairs (i, i + d/2) (GPT-NeoX and Hugging Face's ``rotate_half``).
 
 Context extension: position interpolation (`interpolate_positions`), NTK-aware scaling
-(`ntk_base`) and YaRN (`yarn_frequencies` with `yarn_attention_factor`). YaRN's ramp exists in two
+(`ntk_base`), YaRN (`yarn_frequencies` with `yarn_attention_factor`), Llama 3.1's
+frequency-dependent scaling (`llama3_frequencies`) and dynamic NTK (`dynamic_ntk_frequencies`,
+whose base grows with the sequence, and `dynamic_ntk_lengths`, the deployed layer's cache). YaRN's ramp exists in two
 versions (`yarn_ramp`): the deployed one of the authors' code and Hugging Face transformers, linear
 in the pair index (the default), and the paper's equation, linear in the number of turns.
 """
@@ -759,6 +761,183 @@ def yarn_attention_factor(scale):
     """
     scale = check_real("yarn_attention_factor", "scale", scale, greater_than=0)
     return 1.0 if scale <= 1 else 0.1 * float(np.log(scale)) + 1.0
+
+
+def llama3_frequencies(
+    d, factor, original_len, *, base=BASE, low_freq_factor=1.0, high_freq_factor=4.0
+):
+    """Return Llama 3.1's frequency-dependent pair speeds (Hugging Face ``rope_type: "llama3"``).
+
+    Each pair is judged by its wavelength lambda_i = 2 pi / theta_i against the original context
+    L: pairs shorter than L / high_freq_factor keep their speed, pairs longer than
+    L / low_freq_factor are slowed by ``factor`` (as position interpolation does), and in between
+    the speed is a blend, s * theta_i + (1 - s) * theta_i / factor with
+    s = (L / lambda_i - low_freq_factor) / (high_freq_factor - low_freq_factor). Unlike dynamic
+    NTK it does not depend on the sequence length: the slow pairs are slowed at every length.
+    This is ``_compute_llama3_parameters`` of transformers' ``modeling_rope_utils.py``; Llama
+    3.1-3.3 ship factor 8, low 1, high 4, L = 8192 (their ``config.json``).
+
+    Parameters
+    ----------
+    d : int
+        Head width (even).
+    factor : float
+        How much longer the new context is (>= 1; the config's ``factor``).
+    original_len : int
+        The training context length L (``original_max_position_embeddings``).
+    base : float
+        Greater than 1 (``rope_theta``; Llama 3 uses 500,000).
+    low_freq_factor, high_freq_factor : float
+        The two wavelength thresholds as fractions of L: 0 < low < high.
+
+    Returns
+    -------
+    ndarray, shape (d/2,)
+        Each pair's new speed: theta_i / factor <= theta'_i <= theta_i.
+
+    Examples
+    --------
+    >>> new = llama3_frequencies(8, 8.0, 32)      # wavelengths 6.3, 62.8, 628, 6283 vs L = 32
+    >>> (new / rope_frequencies(8)).round(3)       # 6.3 < 32/4 kept; the rest beyond 32: / 8
+    array([1.   , 0.125, 0.125, 0.125])
+    >>> (llama3_frequencies(8, 8.0, 100) / rope_frequencies(8)).round(3)  # 62.8 in [25, 100]
+    array([1.   , 0.298, 0.125, 0.125])
+    """
+    func = "llama3_frequencies"
+    d = _check_even(func, d)
+    factor = check_real(func, "factor", factor, at_least=1)
+    original_len = check_int(func, "original_len", original_len, minimum=1)
+    low = check_real(func, "low_freq_factor", low_freq_factor, greater_than=0)
+    high = check_real(func, "high_freq_factor", high_freq_factor, greater_than=0)
+    if high <= low:
+        raise ValueError(
+            f"{func}: high_freq_factor must be greater than low_freq_factor, got "
+            f"high_freq_factor={high} and low_freq_factor={low}"
+        )
+    theta = rope_frequencies(d, base=_check_base(func, base))
+    wavelength = 2 * np.pi / theta
+    blend = (original_len / wavelength - low) / (high - low)
+    mixed = blend * theta + (1 - blend) * theta / factor
+    slow = wavelength > original_len / low
+    fast = wavelength < original_len / high
+    return np.where(fast, theta, np.where(slow, theta / factor, mixed))
+
+
+def dynamic_ntk_base(base, factor, original_len, seq_len, d):
+    """Return the base dynamic NTK scaling uses for a sequence of ``seq_len`` tokens.
+
+    base * (factor * n / L - (factor - 1)) ** (d / (d - 2)) with n = max(seq_len, L): up to the
+    original context L nothing changes; beyond it the base grows with the length: at n = k * L it
+    is NTK's base (`ntk_base`) for a scale of factor * (k - 1) + 1, so factor 1 is NTK scaled to
+    the current length. This is ``_compute_dynamic_ntk_parameters`` of transformers'
+    ``modeling_rope_utils.py`` (``rope_type: "dynamic"``).
+
+    Parameters
+    ----------
+    base : float
+        The trained base (> 1).
+    factor : float
+        The config's ``factor`` (>= 1).
+    original_len : int
+        The training context length L (``max_position_embeddings``).
+    seq_len : int
+        The current sequence length n: the largest position + 1 (>= 1).
+    d : int
+        Head width (even, at least 4).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> dynamic_ntk_base(10000.0, 2.0, 32, 16, 8) == dynamic_ntk_base(10000.0, 2.0, 32, 32, 8)
+    True
+    >>> round(dynamic_ntk_base(10000.0, 2.0, 32, 64, 8), 1)    # (2 * 2 - 1) ** (8 / 6)
+    43267.5
+    """
+    func = "dynamic_ntk_base"
+    base = _check_base(func, base)
+    factor = check_real(func, "factor", factor, at_least=1)
+    original_len = check_int(func, "original_len", original_len, minimum=1)
+    seq_len = check_int(func, "seq_len", seq_len, minimum=1)
+    d = _check_even(func, d)
+    if d == 2:
+        raise ValueError(f"{func}: d must be at least 4 (the exponent d / (d - 2) needs d > 2)")
+    n = max(seq_len, original_len)
+    return base * (factor * n / original_len - (factor - 1)) ** (d / (d - 2))
+
+
+def dynamic_ntk_frequencies(d, factor, original_len, seq_len, *, base=BASE):
+    """Return dynamic NTK's pair speeds for a sequence of ``seq_len`` tokens (`dynamic_ntk_base`).
+
+    Parameters
+    ----------
+    d : int
+        Head width (even, at least 4).
+    factor : float
+        The config's ``factor`` (>= 1).
+    original_len : int
+        The training context length L.
+    seq_len : int
+        The current sequence length (the largest position + 1).
+    base : float
+        The trained base (> 1).
+
+    Returns
+    -------
+    ndarray, shape (d/2,)
+        Equal to `rope_frequencies` for seq_len <= L; slower pairs beyond it (pair 0 keeps 1).
+
+    Examples
+    --------
+    >>> bool(np.all(dynamic_ntk_frequencies(8, 4.0, 32, 20) == rope_frequencies(8)))
+    True
+    >>> (dynamic_ntk_frequencies(8, 4.0, 32, 64) / rope_frequencies(8)).round(3)
+    array([1.   , 0.585, 0.342, 0.2  ])
+    """
+    new_base = dynamic_ntk_base(base, factor, original_len, seq_len, d)
+    return rope_frequencies(d, base=new_base)
+
+
+def dynamic_ntk_lengths(seq_lens, original_len):
+    """Return the length whose base each call of a deployed dynamic-NTK layer uses, in turn.
+
+    Hugging Face's layer keeps the frequencies of the longest sequence seen so far
+    (``_dynamic_frequency_update``): a longer sequence recomputes them ("growth"), a shorter one
+    above L keeps the longer one's, and one below L restores the original frequencies ("reset").
+    So the same sequence can be scored with other frequencies depending on what came before.
+
+    Parameters
+    ----------
+    seq_lens : sequence of int
+        The lengths of successive calls (each >= 1).
+    original_len : int
+        L, the trained length (>= 1).
+
+    Returns
+    -------
+    list of int
+        For each call, the n that `dynamic_ntk_base` is evaluated at (L for the original base).
+
+    Examples
+    --------
+    >>> dynamic_ntk_lengths([64, 48, 16, 48, 32], 32)
+    [64, 64, 32, 48, 48]
+    """
+    func = "dynamic_ntk_lengths"
+    original_len = check_int(func, "original_len", original_len, minimum=1)
+    if isinstance(seq_lens, str) or not hasattr(seq_lens, "__iter__"):
+        raise TypeError(f"{func}: seq_lens must be a sequence of integers, got {short(seq_lens)}")
+    cached, used = original_len, []
+    for n, seq_len in enumerate(seq_lens):
+        seq_len = check_int(func, f"seq_lens[{n}]", seq_len, minimum=1)
+        if seq_len > cached:  # growth
+            cached = seq_len
+        if seq_len < original_len and cached > original_len:  # reset
+            cached = original_len
+        used.append(cached)
+    return used
 
 
 def rope_decay_bound(distances, d, *, base=BASE):
