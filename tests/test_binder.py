@@ -281,7 +281,7 @@ def test_environment_yml_and_postbuild_are_enough_for_every_notebook_import(bind
 def test_postbuild_writes_the_courses_settings_where_binders_jupyterlab_applies_them(binder):
     """The files postBuild installs are tools/lab-config's, and a JupyterLab started from the
     environment as Binder starts it (no course flags, no JUPYTER_CONFIG_PATH) applies them: no
-    news, each chapter listed once, a chapter's .md opened as a notebook."""
+    news, each chapter listed once."""
     config = binder["env"] / "etc" / "jupyter"
     for source in (p for p in course.LAB_CONFIG.rglob("*") if p.is_file()):
         installed = config / source.relative_to(course.LAB_CONFIG)

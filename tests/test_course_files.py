@@ -311,7 +311,7 @@ def test_environment_yml_pins_every_runtime_dependency_as_the_newest_stack_has_i
         ("numpy==2.5.5", "numpy==1.20.0"),
         ("numpy==2.5.5", "numpy==2.4.6"),
         ("  - tqdm==4.70.1\n", ""),
-        ("  - jupytext==1.19.6\n", ""),
+        ("  - jupyterlab==4.6.6\n", ""),
         ("jupyterlab==4.6.6", "jupyterlab==3.6.8"),
     ],
 )
