@@ -856,7 +856,11 @@ def dynamic_ntk_base(base, factor, original_len, seq_len, d):
     >>> round(dynamic_ntk_base(10000.0, 2.0, 32, 64, 8), 1)    # (2 * 2 - 1) ** (8 / 6)
     43267.5
     """
-    func = "dynamic_ntk_base"
+    return _dynamic_ntk_base("dynamic_ntk_base", base, factor, original_len, seq_len, d)
+
+
+def _dynamic_ntk_base(func, base, factor, original_len, seq_len, d):
+    """`dynamic_ntk_base`, its refusals naming ``func``, the function the caller called."""
     base = _check_base(func, base)
     factor = check_real(func, "factor", factor, at_least=1)
     original_len = check_int(func, "original_len", original_len, minimum=1)
@@ -896,7 +900,8 @@ def dynamic_ntk_frequencies(d, factor, original_len, seq_len, *, base=BASE):
     >>> (dynamic_ntk_frequencies(8, 4.0, 32, 64) / rope_frequencies(8)).round(3)
     array([1.   , 0.585, 0.342, 0.2  ])
     """
-    new_base = dynamic_ntk_base(base, factor, original_len, seq_len, d)
+    func = "dynamic_ntk_frequencies"
+    new_base = _dynamic_ntk_base(func, base, factor, original_len, seq_len, d)
     return rope_frequencies(d, base=new_base)
 
 

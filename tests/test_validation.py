@@ -123,6 +123,23 @@ VALID = {
         "ramp": "turns",
     },
     "yarn_correction_dim": {"turns": 2.0, "d": 8, "original_len": 16, "base": 100.0},
+    "llama3_frequencies": {
+        "d": 8,
+        "factor": 4.0,
+        "original_len": 16,
+        "base": 100.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+    },
+    "dynamic_ntk_base": {"base": 1e4, "factor": 2.0, "original_len": 16, "seq_len": 40, "d": 8},
+    "dynamic_ntk_frequencies": {
+        "d": 8,
+        "factor": 2.0,
+        "original_len": 16,
+        "seq_len": 40,
+        "base": 100.0,
+    },
+    "dynamic_ntk_lengths": {"seq_lens": [40, 8, 20], "original_len": 16},
     "yarn_correction_range": {
         "d": 8,
         "original_len": 16,
