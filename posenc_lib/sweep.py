@@ -9,8 +9,8 @@ of JSON values) and how to run one job (train, then score). This module does the
   thread by threadpoolctl. Every finished model is appended to a progress file as one JSON line,
   so an interrupted sweep resumes where it stopped;
 - **recording**: `region_records` and `curve_record` turn per-position sums into records,
-  `write_sweep` writes the files with their `provenance` (the settings, the versions and a hash
-  of the code that produced them, `code_hash`), `load_records` reads them back;
+  `write_sweep` writes the files with their provenance (`posenc_lib.provenance`: the settings,
+  the versions and a hash of the code that produced them), `load_records` reads them back;
 - **reading**: `select`, `summarize`, `text_table`, `binned_curves`;
 - **the command line** both chapters share: `main`.
 
@@ -19,21 +19,18 @@ chapter runs from any directory, on Colab too.
 """
 
 import argparse
-import ast
 import contextlib
-import hashlib
-import io
 import json
 import os
 import platform
 import time
-import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ._checks import check_choice, check_int
+from .provenance import provenance
 
 DATA = Path(__file__).resolve().parent / "data"
 BACKENDS = ("loky", "dask")
@@ -68,7 +65,8 @@ class Sweep:
     settings : dict
         The chapter's constants that shape every model (recorded in the provenance).
     code_roots : tuple of str
-        ``"module:name"`` of the functions that produce the data; `code_hash` follows them.
+        ``"module:name"`` of the functions that produce the data;
+        `posenc_lib.provenance.code_hash` follows them.
     inputs : tuple of Path
         Data files the sweep reads (their bytes are hashed into the provenance).
     witnesses : tuple of dict
@@ -450,7 +448,7 @@ def records_text(rows):
     return "[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n" if rows else "[]\n"
 
 
-def write_records(path, rows, provenance):
+def write_records(path, rows, stamp):
     """Write ``rows`` to ``path`` as {"provenance": ..., "records": [one record per line]}.
 
     The records part is `records_text` of ``rows``, byte for byte.
@@ -461,8 +459,8 @@ def write_records(path, rows, provenance):
         The file to write.
     rows : list of dict
         The records.
-    provenance : dict
-        What made them (`provenance`).
+    stamp : dict
+        What made them (`posenc_lib.provenance.provenance`).
 
     Returns
     -------
@@ -483,7 +481,7 @@ def write_records(path, rows, provenance):
     """
     path = Path(path)
     path.write_text(
-        '{"provenance": ' + json.dumps(provenance) + ',\n"records": ' + records_text(rows) + "}\n"
+        '{"provenance": ' + json.dumps(stamp) + ',\n"records": ' + records_text(rows) + "}\n"
     )
     return path
 
@@ -507,28 +505,6 @@ def load_records(path):
     """
     data = json.loads(Path(path).read_text())
     return data if isinstance(data, list) else data["records"]
-
-
-def load_provenance(path):
-    """Return the provenance of a file `write_records` wrote (None for a plain JSON list).
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-
-    Returns
-    -------
-    dict or None
-
-    Examples
-    --------
-    >>> stamp = load_provenance(DATA / "study" / "results.json")
-    >>> sorted(stamp), stamp["settings"]["options"]["steps"]
-    (['code', 'command', 'inputs', 'settings', 'sweep', 'versions'], 400)
-    """
-    data = json.loads(Path(path).read_text())
-    return None if isinstance(data, list) else data["provenance"]
 
 
 def witness_path(directory, job):
@@ -663,6 +639,7 @@ def write_sweep(sweep, out, outputs, options):
     Examples
     --------
     >>> import tempfile
+    >>> from posenc_lib.provenance import load_provenance
     >>> demo = Sweep("demo", "m", None, None, {"results": "records"}, {})
     >>> outputs = [{"job": {}, "records": [{"value": 1.0}]}, {"job": {}, "records": []}]
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -703,302 +680,6 @@ def load_sweep_files(sweep, directory=None):
     """
     directory = sweep.directory if directory is None else Path(directory)
     return tuple(load_records(directory / f"{name}.json") for name in sweep.files)
-
-
-# -- provenance ------------------------------------------------------------------------------
-
-
-def normalized_source(source, node):
-    r"""Return the tokens of one top-level definition, without comments, docstrings or layout.
-
-    Each logical line is its indentation column followed by its tokens, so reformatting that
-    keeps the tokens, comments and docstrings do not change it, and every Python version
-    tokenizes it alike (an f-string is kept as its source text, as Python < 3.12 tokenizes it).
-
-    Parameters
-    ----------
-    source : str
-        The module's source.
-    node : ast.stmt
-        A top-level statement of it.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> src = 'def f(x):\n    "Doc."\n    # note\n    return f"{x}"  # why\n'
-    >>> normalized_source(src, ast.parse(src).body[0])
-    '@0 def f ( x ) :\n@4 return f"{x}"'
-    """
-    docstrings = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.body:
-            first = n.body[0]
-            if (
-                isinstance(first, ast.Expr)
-                and isinstance(first.value, ast.Constant)
-                and isinstance(first.value.value, str)
-            ):
-                docstrings.add((first.lineno, first.col_offset))
-    lines = source.splitlines(keepends=True)
-    segment = "".join(lines[node.lineno - 1 : node.end_lineno])
-    offset = node.lineno - 1
-    logical, parts, depth, fstart = [], [], 0, None
-    names = tokenize.tok_name
-    for tok in tokenize.generate_tokens(io.StringIO(segment).readline):
-        kind = names[tok.type]
-        if kind == "FSTRING_START":
-            depth += 1
-            fstart = fstart or tok.start
-            continue
-        if depth:
-            if kind == "FSTRING_END":
-                depth -= 1
-                if not depth:
-                    (r0, c0), (r1, c1) = fstart, tok.end
-                    seg = segment.splitlines(keepends=True)[r0 - 1 : r1]
-                    seg[-1] = seg[-1][:c1]
-                    seg[0] = seg[0][c0:]
-                    parts.append("".join(seg))
-                    fstart = None
-            continue
-        if kind in ("COMMENT", "NL", "INDENT", "DEDENT", "ENCODING", "ENDMARKER"):
-            continue
-        if kind == "NEWLINE":
-            if parts:
-                logical.append(" ".join(parts))
-            parts = []
-            continue
-        if kind == "STRING" and not parts and (tok.start[0] + offset, tok.start[1]) in docstrings:
-            parts = ["<doc>"]  # dropped with its line below
-            continue
-        if not parts:
-            parts.append(f"@{tok.start[1]}")
-        elif parts == ["<doc>"]:
-            parts = [f"@{tok.start[1]}"]
-        parts.append(tok.string)
-    if parts and parts != ["<doc>"]:
-        logical.append(" ".join(parts))
-    return "\n".join(line for line in logical if line != "<doc>")
-
-
-def _parse_module(module, root):
-    """Top-level definitions {name: node} and imported names {name: (module, name or None)}."""
-    source = Path(root).joinpath(*module.split(".")).with_suffix(".py").read_text()
-    tree = ast.parse(source)
-    definitions, imported = {}, {}
-    package = module.rsplit(".", 1)[0]
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            definitions[node.name] = node
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for n in ast.walk(target):
-                    if isinstance(n, ast.Name):
-                        definitions[n.id] = node
-    for node in ast.walk(tree):  # imports inside functions too
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            base = f"{package}.{node.module}" if node.module else package
-            for alias in node.names:
-                if node.module:
-                    imported[alias.asname or alias.name] = (base, alias.name)
-                else:
-                    imported[alias.asname or alias.name] = (f"{base}.{alias.name}", None)
-    return source, definitions, imported
-
-
-def code_hash(roots, *, root=None):
-    """Return a hash of the code that produces a sweep's data: ``roots`` and all they use.
-
-    Starting from ``roots`` ("module:name"), every top-level function, class and constant of the
-    library that a reached definition names is followed (through relative imports, and
-    ``module.name`` for an imported module); the normalised source of each (`normalized_source`:
-    no comments, docstrings or layout) is hashed in a fixed order. Tables, plots and the
-    command line are not reached from the code that trains and scores, so changing them does not
-    change the hash; changing anything that can change a number does.
-
-    Parameters
-    ----------
-    roots : sequence of str
-        E.g. ``["posenc_lib.experiments:train_and_measure"]``.
-    root : str or Path, optional
-        The directory holding the ``posenc_lib`` sources (default: this installation's).
-
-    Returns
-    -------
-    dict
-        {"sha256": hex digest, "definitions": number of definitions hashed}.
-
-    Examples
-    --------
-    >>> h = code_hash(["posenc_lib.model:region_value"])
-    >>> len(h["sha256"]), h["definitions"] >= 2
-    (64, True)
-    """
-    root = Path(__file__).resolve().parents[1] if root is None else Path(root)
-    parsed = {}
-    seen = set()
-    todo = [tuple(r.split(":")) for r in roots]
-    while todo:
-        module, name = todo.pop()
-        if (module, name) in seen:
-            continue
-        seen.add((module, name))
-        if module not in parsed:
-            parsed[module] = _parse_module(module, root)
-        _, definitions, imported = parsed[module]
-        if name in imported:
-            target = imported[name]
-            if target[1] is not None:
-                todo.append(target)
-            continue
-        node = definitions.get(name)
-        if node is None:
-            continue
-        for n in ast.walk(node):
-            if isinstance(n, ast.Name) and n.id != name:
-                todo.append((module, n.id))
-            elif (
-                isinstance(n, ast.Attribute)
-                and isinstance(n.value, ast.Name)
-                and n.value.id in imported
-                and imported[n.value.id][1] is None
-            ):
-                todo.append((imported[n.value.id][0], n.attr))
-    digest = hashlib.sha256()
-    count = 0
-    for module, name in sorted(seen):
-        source, definitions, _ = parsed[module]
-        node = definitions.get(name)
-        if node is None:
-            continue
-        count += 1
-        digest.update(f"{module}:{name}\n{normalized_source(source, node)}\n".encode())
-    return {"sha256": digest.hexdigest(), "definitions": count}
-
-
-def file_hash(path):
-    """Return the sha256 of a file's bytes (an input of a sweep).
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-
-    Returns
-    -------
-    str
-        64 hexadecimal digits.
-
-    Examples
-    --------
-    >>> len(file_hash(DATA / "pydoc_topics.json.gz"))
-    64
-    """
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def versions():
-    """Return the versions that make a sweep's numbers: posenc_lib, Python, numpy, autograd.
-
-    Returns
-    -------
-    dict
-        Name -> version.
-
-    Examples
-    --------
-    >>> sorted(versions())
-    ['autograd', 'numpy', 'posenc_lib', 'python']
-    """
-    from importlib import metadata
-
-    from . import __version__
-
-    return {
-        "posenc_lib": __version__,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "autograd": metadata.version("autograd"),
-    }
-
-
-def provenance(sweep, options):
-    """Return what made a sweep's files: settings, versions, hashes of its code and inputs.
-
-    Parameters
-    ----------
-    sweep : Sweep
-        The chapter's sweep.
-    options : dict
-        The options of ``sweep.jobs`` the files were made with.
-
-    Returns
-    -------
-    dict
-        "sweep", "command", "settings" ({"options", "constants"}), "versions", "code" (see
-        `code_hash`) and "inputs" ({file name: sha256}).
-
-    Examples
-    --------
-    >>> from posenc_lib import realtext
-    >>> stamp = provenance(realtext.REALTEXT, realtext.FULL)
-    >>> stamp["command"], list(stamp["inputs"])
-    ('python -m posenc_lib.realtext --out posenc_lib/data/realtext', ['pydoc_topics.json.gz'])
-    """
-    return {
-        "sweep": sweep.name,
-        "command": f"python -m {sweep.module} --out posenc_lib/data/{sweep.name}",
-        "settings": json.loads(
-            json.dumps({"options": options, "constants": sweep.settings}, default=list)
-        ),
-        "versions": versions(),
-        "code": code_hash(sweep.code_roots),
-        "inputs": {Path(p).name: file_hash(p) for p in sweep.inputs},
-    }
-
-
-def stale_provenance(sweep, directory=None):
-    """List what no longer matches between a sweep's files and the code (empty: up to date).
-
-    Parameters
-    ----------
-    sweep : Sweep
-        The chapter's sweep.
-    directory : str or Path, optional
-        Default: the committed data (``sweep.directory``).
-
-    Returns
-    -------
-    list of str
-        One line per file and mismatch (code hash, settings, inputs).
-
-    Examples
-    --------
-    >>> import shutil, tempfile
-    >>> from posenc_lib import experiments
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     for name in experiments.STUDY.files:  # a copy whose files lost their provenance
-    ...         rows = load_records(experiments.STUDY.directory / f"{name}.json")
-    ...         _ = (Path(tmp) / f"{name}.json").write_text(records_text(rows))
-    ...     stale_provenance(experiments.STUDY, tmp)
-    ['results.json: no provenance', 'curves.json: no provenance', 'extension.json: no provenance']
-    """
-    directory = sweep.directory if directory is None else Path(directory)
-    now = provenance(sweep, sweep.options)
-    problems = []
-    for name in sweep.files:
-        stamp = load_provenance(directory / f"{name}.json")
-        if stamp is None:
-            problems.append(f"{name}.json: no provenance")
-            continue
-        for key in ("code", "settings", "inputs"):
-            if stamp[key] != now[key]:
-                problems.append(f"{name}.json: {key} {stamp[key]} != now {now[key]}")
-    return problems
 
 
 # -- reading the records ---------------------------------------------------------------------

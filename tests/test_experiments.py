@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from posenc_lib import experiments, sweep
+from posenc_lib import experiments, provenance, sweep
 from posenc_lib.experiments import (
     compare_configs,
     extrapolation_gap,
@@ -154,9 +154,9 @@ def test_the_command_line_writes_results_curves_and_a_figure(tmp_path, capsys):
     # rerunning finds every model done and rewrites the same results
     experiments.main(["--tiny", "--out", str(tmp_path), "--workers", "1", "--no-progress"])
     assert experiments.load_study(tmp_path)[0] == records
-    stamp = sweep.load_provenance(tmp_path / "results.json")
+    stamp = provenance.load_provenance(tmp_path / "results.json")
     assert stamp["settings"]["options"]["steps"] == 5  # the settings it was made with
-    assert stamp["code"] == sweep.code_hash(experiments.STUDY.code_roots)
+    assert stamp["code"] == provenance.code_hash(experiments.STUDY.code_roots)
 
 
 def test_the_quick_sweep_covers_every_scheme_task_and_region():
@@ -368,7 +368,7 @@ def test_run_one_and_the_resumable_sweep_give_the_records_of_the_same_job(
     assert sorted(paths) == ["curves", "extension", "results"]
     made, curves, extension = experiments.load_study(tmp_path)
     assert made == one and extension == [] and len(curves) == 1
-    stamp = sweep.load_provenance(paths["results"])
+    stamp = provenance.load_provenance(paths["results"])
     assert stamp["settings"]["options"]["seeds"] == [1]
     assert stamp["settings"]["options"]["steps"] == TINY["steps"]
 

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from posenc_lib import realtext, sweep
+from posenc_lib import provenance, realtext, sweep
 from posenc_lib.corpus import load_corpus
 from posenc_lib.model import init_params, loss_fn, region_value
 from posenc_lib.plots import plot_results
@@ -297,7 +297,7 @@ def test_the_command_line_prints_both_modes_tables_and_resumes(tmp_path, monkeyp
     assert {r["scheme"] for r in records} == set(realtext.REALTEXT.tiny["schemes"])
     figure = tmp_path / "results.png"
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and figure.stat().st_size > 10_000
-    stamp = sweep.load_provenance(tmp_path / "results.json")
+    stamp = provenance.load_provenance(tmp_path / "results.json")
     assert stamp["settings"]["options"]["steps"] == realtext.REALTEXT.tiny["steps"]
 
     def trained_again(job, **_):
