@@ -462,6 +462,88 @@ def to_half_layout(w, n_heads):
             {"w": RNG.normal(size=(3, 12)), "n_heads": 2},
         ),
     ],
+    "ch04.llama3_speeds": [
+        (
+            "s from wavelength / L, the ratio upside down",
+            """
+def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    w = np.asarray(wavelengths, dtype=float)
+    s = (w / original_len - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    out = np.where(w > original_len / low_freq_factor, 1 / factor, s + (1 - s) / factor)
+    return np.where(w < original_len / high_freq_factor, 1.0, out)
+""",
+            {
+                "wavelengths": np.array([10.0, 40.0, 70.0, 150.0]),
+                "factor": 8.0,
+                "original_len": 100,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0,
+            },
+        ),
+        (
+            "low_freq_factor hard-coded to 1 (as in every Llama 3.1 config)",
+            """
+def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    w = np.asarray(wavelengths, dtype=float)
+    s = (original_len / w - 1.0) / (high_freq_factor - 1.0)
+    out = np.where(w > original_len, 1 / factor, s + (1 - s) / factor)
+    return np.where(w < original_len / high_freq_factor, 1.0, out)
+""",
+            {
+                "wavelengths": np.array([10.0, 40.0, 70.0, 150.0]),
+                "factor": 4.0,
+                "original_len": 100,
+                "low_freq_factor": 0.5,
+                "high_freq_factor": 4.0,
+            },
+        ),
+        (
+            "the blend linear in the wavelength, not in L / wavelength",
+            """
+def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    w = np.asarray(wavelengths, dtype=float)
+    short, long = original_len / high_freq_factor, original_len / low_freq_factor
+    s = (long - w) / (long - short)
+    out = np.where(w > long, 1 / factor, s + (1 - s) / factor)
+    return np.where(w < short, 1.0, out)
+""",
+            {
+                "wavelengths": np.array([10.0, 40.0, 70.0, 150.0]),
+                "factor": 4.0,
+                "original_len": 100,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0,
+            },
+        ),
+    ],
+    "ch04.dynamic_base": [
+        (
+            "the exponent d / (d - 1)",
+            """
+def dynamic_base(base, factor, original_len, seq_len, d):
+    n = max(seq_len, original_len)
+    return base * (factor * n / original_len - (factor - 1)) ** (d / (d - 1))
+""",
+            {"base": 10000.0, "factor": 2.0, "original_len": 64, "seq_len": 200, "d": 32},
+        ),
+        (
+            "n = seq_len + 1 (the largest position + 2)",
+            """
+def dynamic_base(base, factor, original_len, seq_len, d):
+    n = max(seq_len + 1, original_len)
+    return base * (factor * n / original_len - (factor - 1)) ** (d / (d - 2))
+""",
+            {"base": 10000.0, "factor": 2.0, "original_len": 64, "seq_len": 200, "d": 32},
+        ),
+        (
+            "the trained base returned for every length",
+            """
+def dynamic_base(base, factor, original_len, seq_len, d):
+    return base
+""",
+            {"base": 10000.0, "factor": 2.0, "original_len": 64, "seq_len": 200, "d": 32},
+        ),
+    ],
     "ch05.slopes": [
         (
             "c rounded, not floored: 2 ** round(log2(n))",

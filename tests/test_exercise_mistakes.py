@@ -266,6 +266,61 @@ def to_half_layout(w, n_heads):
     heads = w.reshape(n_heads, d_head, w.shape[1])
     return heads[:, order, :].reshape(w.shape)
 """,
+    "ch04.llama3_speeds.0": """
+def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    s = (original_len / wavelengths - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    out = s + (1 - s) / factor
+    out[wavelengths > original_len * high_freq_factor] = 1 / factor
+    out[wavelengths < original_len * low_freq_factor] = 1.0
+    return out
+""",
+    "ch04.llama3_speeds.1": """
+def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    s = (original_len / wavelengths - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    out = s + (1 - s) / factor
+    out[wavelengths < original_len / low_freq_factor] = 1.0
+    out[wavelengths > original_len / high_freq_factor] = 1 / factor
+    return out
+""",
+    "ch04.llama3_speeds.2": """
+def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    s = (original_len / wavelengths - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    out = (1 - s) + s / factor
+    out[wavelengths > original_len / low_freq_factor] = 1 / factor
+    out[wavelengths < original_len / high_freq_factor] = 1.0
+    return out
+""",
+    "ch04.llama3_speeds.3": """
+def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    return np.where(wavelengths > original_len / low_freq_factor, 1 / factor, 1.0)
+""",
+    "ch04.llama3_speeds.4": """
+def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    s = (original_len / wavelengths - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    out = s + (1 - s) * factor
+    out[wavelengths > original_len / low_freq_factor] = factor
+    out[wavelengths < original_len / high_freq_factor] = 1.0
+    return out
+""",
+    "ch04.dynamic_base.0": """
+def dynamic_base(base, factor, original_len, seq_len, d):
+    scale = factor * seq_len / original_len - (factor - 1)
+    return base * scale ** (d / (d - 2))
+""",
+    "ch04.dynamic_base.1": """
+def dynamic_base(base, factor, original_len, seq_len, d):
+    return base * factor ** (d / (d - 2))
+""",
+    "ch04.dynamic_base.2": """
+def dynamic_base(base, factor, original_len, seq_len, d):
+    n = max(seq_len, original_len)
+    return base * (n / original_len) ** (d / (d - 2))
+""",
+    "ch04.dynamic_base.3": """
+def dynamic_base(base, factor, original_len, seq_len, d):
+    n = max(seq_len, original_len)
+    return base * (factor * n / original_len - (factor - 1))
+""",
     # -- chapter 5: ALiBi ---------------------------------------------------------------------
     "ch05.slopes.0": """
 def slopes(n):

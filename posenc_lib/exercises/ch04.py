@@ -199,4 +199,199 @@ q3 = FunctionExercise(
     "head, give the same scores as the original weights rotated the interleaved way.",
 )
 
-EXERCISES = [q1, q2, q3]
+
+def _llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    """Each pair's speed kept, theta' / theta, under Llama 3.1's scaling, from its wavelength."""
+    wavelengths = np.asarray(wavelengths, dtype=float)
+    blend = (original_len / wavelengths - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    mixed = blend + (1 - blend) / factor
+    return np.where(
+        wavelengths < original_len / high_freq_factor,
+        1.0,
+        np.where(wavelengths > original_len / low_freq_factor, 1 / factor, mixed),
+    )
+
+
+def _llama3_case(wavelengths, factor, original_len, low, high):
+    return {
+        "wavelengths": np.asarray(wavelengths, dtype=float),
+        "factor": factor,
+        "original_len": original_len,
+        "low_freq_factor": low,
+        "high_freq_factor": high,
+    }
+
+
+def _wrong_llama3(keep, slow, mix, slow_first=False):
+    """Return a wrong version of `_llama3_speeds`.
+
+    ``keep`` and ``slow`` give the two thresholds from (L, low, high), ``mix`` the blend from
+    (s, factor); ``slow_first`` tests the slow threshold before the keep one.
+    """
+
+    def answer(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+        wavelengths = np.asarray(wavelengths, dtype=float)
+        low, high = low_freq_factor, high_freq_factor
+        s = (original_len / wavelengths - low) / (high - low)
+        kept = wavelengths < keep(original_len, low, high)
+        slowed = wavelengths > slow(original_len, low, high)
+        if slow_first:
+            return np.where(slowed, 1 / factor, np.where(kept, 1.0, mix(s, factor)))
+        return np.where(kept, 1.0, np.where(slowed, 1 / factor, mix(s, factor)))
+
+    return answer
+
+
+_RIGHT = {
+    "keep": lambda L, low, high: L / high,
+    "slow": lambda L, low, high: L / low,
+    "mix": lambda s, f: s + (1 - s) / f,
+}
+
+q4 = FunctionExercise(
+    name="llama3_speeds",
+    prompt=(
+        "Write llama3_speeds(wavelengths, factor, original_len, low_freq_factor, "
+        "high_freq_factor): for each pair's wavelength (positions per full turn, a 1-D array), "
+        "the speed Llama 3.1's scaling keeps, theta' / theta. A pair whose wavelength is below "
+        "original_len / high_freq_factor keeps its speed (1); one above original_len / "
+        "low_freq_factor is slowed by factor (1 / factor); in between, with "
+        "s = (original_len / wavelength - low_freq_factor) / (high_freq_factor - "
+        "low_freq_factor), it keeps s + (1 - s) / factor. Return an array like wavelengths."
+    ),
+    hint_text=(
+        "Compute the two thresholds from original_len first, then choose per pair with "
+        "np.where: which pairs turn often during training, which turn less than once?"
+    ),
+    starter="""def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    # YOUR CODE HERE
+    return np.ones_like(wavelengths)""",
+    solution_code="""def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    wavelengths = np.asarray(wavelengths, dtype=float)
+    s = (original_len / wavelengths - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    blended = s + (1 - s) / factor
+    slowed = np.where(wavelengths > original_len / low_freq_factor, 1 / factor, blended)
+    return np.where(wavelengths < original_len / high_freq_factor, 1.0, slowed)""",
+    answer_name="llama3_speeds",
+    reference=_llama3_speeds,
+    cases=(
+        _llama3_case(2 * np.pi * 10000.0 ** (np.arange(8) / 8), 8.0, 100, 1.0, 4.0),
+        _llama3_case([6.0, 20.0, 30.0, 50.0, 90.0, 150.0, 400.0], 4.0, 200, 2.0, 8.0),
+        _llama3_case([3.0, 12.0, 40.0, 64.0, 70.0, 1000.0], 2.0, 64, 1.0, 3.0),
+    ),
+    mistakes=(
+        Mistake(
+            "your thresholds are original_len times the factors, not divided by them: a pair is "
+            "kept when its wavelength is below original_len / high_freq_factor (it turns more "
+            "than high_freq_factor times in training) and slowed above original_len / "
+            "low_freq_factor.",
+            _wrong_llama3(
+                keep=lambda L, low, high: L * low,
+                slow=lambda L, low, high: L * high,
+                mix=_RIGHT["mix"],
+            ),
+        ),
+        Mistake(
+            "your thresholds use the two factors the other way round: high_freq_factor sets "
+            "the short-wavelength threshold, original_len / high_freq_factor, below which pairs "
+            "are kept; low_freq_factor the long one.",
+            _wrong_llama3(
+                keep=lambda L, low, high: L / low,
+                slow=lambda L, low, high: L / high,
+                mix=_RIGHT["mix"],
+                slow_first=True,
+            ),
+        ),
+        Mistake(
+            "your blend is the wrong way round: s is 1 at the short threshold, where the pair "
+            "must keep its full speed, so the blend is s + (1 - s) / factor.",
+            _wrong_llama3(
+                keep=_RIGHT["keep"], slow=_RIGHT["slow"], mix=lambda s, f: (1 - s) + s / f
+            ),
+        ),
+        Mistake(
+            "your blended pairs keep their full speed: between the thresholds the speed falls "
+            "smoothly from 1 to 1 / factor, s + (1 - s) / factor.",
+            _wrong_llama3(
+                keep=_RIGHT["keep"], slow=_RIGHT["slow"], mix=lambda s, f: np.ones_like(s)
+            ),
+        ),
+        Mistake(
+            "your slow pairs are sped up by the factor: slowing a pair divides its speed, so "
+            "they keep 1 / factor.",
+            lambda wavelengths, factor, original_len, low_freq_factor, high_freq_factor: (
+                _llama3_speeds(
+                    wavelengths, 1 / factor, original_len, low_freq_factor, high_freq_factor
+                )
+            ),
+        ),
+    ),
+    success="This is posenc_lib.rope.llama3_frequencies divided by rope_frequencies, and "
+    "Hugging Face's _compute_llama3_parameters.",
+)
+
+
+def _dynamic_base(base, factor, original_len, seq_len, d):
+    n = max(seq_len, original_len)
+    return base * (factor * n / original_len - (factor - 1)) ** (d / (d - 2))
+
+
+q5 = FunctionExercise(
+    name="dynamic_base",
+    prompt=(
+        "Write dynamic_base(base, factor, original_len, seq_len, d): the base a dynamic-NTK "
+        "layer uses for a sequence of seq_len tokens, as Hugging Face computes it: with "
+        "n = seq_len, but never less than original_len, the base is "
+        "base * (factor * n / original_len - (factor - 1)) ** (d / (d - 2))."
+    ),
+    hint_text=(
+        "Try seq_len below original_len first: what should a model see there, the trained "
+        "base or another one?"
+    ),
+    starter="""def dynamic_base(base, factor, original_len, seq_len, d):
+    # YOUR CODE HERE
+    return base""",
+    solution_code="""def dynamic_base(base, factor, original_len, seq_len, d):
+    n = max(seq_len, original_len)
+    return base * (factor * n / original_len - (factor - 1)) ** (d / (d - 2))""",
+    answer_name="dynamic_base",
+    reference=_dynamic_base,
+    cases=(
+        {"base": 10000.0, "factor": 2.0, "original_len": 2048, "seq_len": 8192, "d": 128},
+        {"base": 10000.0, "factor": 2.0, "original_len": 2048, "seq_len": 1024, "d": 128},
+        {"base": 500000.0, "factor": 4.0, "original_len": 32, "seq_len": 48, "d": 8},
+        {"base": 10000.0, "factor": 1.0, "original_len": 100, "seq_len": 300, "d": 16},
+    ),
+    mistakes=(
+        Mistake(
+            "below original_len your base shrinks: n must be at least original_len, "
+            "n = max(seq_len, original_len), so a sequence the model was trained for keeps the "
+            "trained base.",
+            lambda base, factor, original_len, seq_len, d: (
+                base * (factor * seq_len / original_len - (factor - 1)) ** (d / (d - 2))
+            ),
+        ),
+        Mistake(
+            "your base is NTK's for the config's factor, whatever the length: the dynamic base "
+            "depends on seq_len, through factor * n / original_len - (factor - 1).",
+            lambda base, factor, original_len, seq_len, d: base * factor ** (d / (d - 2)),
+        ),
+        Mistake(
+            "your base is NTK's for the ratio n / original_len: it leaves the config's factor "
+            "out. The scale is factor * n / original_len - (factor - 1).",
+            lambda base, factor, original_len, seq_len, d: (
+                base * (max(seq_len, original_len) / original_len) ** (d / (d - 2))
+            ),
+        ),
+        Mistake(
+            "your scale multiplies the base without the exponent d / (d - 2), which is what "
+            "brings the slowest pair back by exactly the scale.",
+            lambda base, factor, original_len, seq_len, d: (
+                base * (factor * max(seq_len, original_len) / original_len - (factor - 1))
+            ),
+        ),
+    ),
+    success="This is posenc_lib.rope.dynamic_ntk_base: up to original_len nothing changes.",
+)
+
+EXERCISES = [q1, q2, q3, q4, q5]
