@@ -498,14 +498,13 @@ def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_
             },
         ),
         (
-            "the blend linear in the wavelength, not in L / wavelength",
+            "the slow-down returned, 1 / speed, instead of the speed kept",
             """
 def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
     w = np.asarray(wavelengths, dtype=float)
-    short, long = original_len / high_freq_factor, original_len / low_freq_factor
-    s = (long - w) / (long - short)
-    out = np.where(w > long, 1 / factor, s + (1 - s) / factor)
-    return np.where(w < short, 1.0, out)
+    s = (original_len / w - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    out = np.where(w > original_len / low_freq_factor, 1 / factor, s + (1 - s) / factor)
+    return 1 / np.where(w < original_len / high_freq_factor, 1.0, out)
 """,
             {
                 "wavelengths": np.array([10.0, 40.0, 70.0, 150.0]),
@@ -516,32 +515,44 @@ def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_
             },
         ),
     ],
-    "ch04.dynamic_base": [
+    "ch04.dynamic_lengths": [
         (
-            "the exponent d / (d - 1)",
+            "the reset caching the short call's own length, not original_len",
             """
-def dynamic_base(base, factor, original_len, seq_len, d):
-    n = max(seq_len, original_len)
-    return base * (factor * n / original_len - (factor - 1)) ** (d / (d - 1))
+def dynamic_lengths(seq_lens, original_len):
+    cached, out = original_len, []
+    for n in seq_lens:
+        if n > cached:
+            cached = n
+        if n < original_len and cached > original_len:
+            cached = n
+        out.append(cached)
+    return out
 """,
-            {"base": 10000.0, "factor": 2.0, "original_len": 64, "seq_len": 200, "d": 32},
+            {"seq_lens": [100, 40, 100], "original_len": 50},
         ),
         (
-            "n = seq_len + 1 (the largest position + 2)",
+            "the cache starting at 0, so a first short call is cached as itself",
             """
-def dynamic_base(base, factor, original_len, seq_len, d):
-    n = max(seq_len + 1, original_len)
-    return base * (factor * n / original_len - (factor - 1)) ** (d / (d - 2))
+def dynamic_lengths(seq_lens, original_len):
+    cached, out = 0, []
+    for n in seq_lens:
+        if n > cached:
+            cached = n
+        if n < original_len and cached > original_len:
+            cached = original_len
+        out.append(cached)
+    return out
 """,
-            {"base": 10000.0, "factor": 2.0, "original_len": 64, "seq_len": 200, "d": 32},
+            {"seq_lens": [20, 80], "original_len": 50},
         ),
         (
-            "the trained base returned for every length",
+            "only the longest call of all, for every call",
             """
-def dynamic_base(base, factor, original_len, seq_len, d):
-    return base
+def dynamic_lengths(seq_lens, original_len):
+    return [max([original_len, *seq_lens])] * len(seq_lens)
 """,
-            {"base": 10000.0, "factor": 2.0, "original_len": 64, "seq_len": 200, "d": 32},
+            {"seq_lens": [20, 80], "original_len": 50},
         ),
     ],
     "ch05.slopes": [

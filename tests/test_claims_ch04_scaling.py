@@ -56,12 +56,14 @@ def test_dynamic_ntk_is_the_trained_rope_at_the_trained_length_and_ntk_for_7_at_
 
 def test_llama31s_published_config_keeps_29_pairs_blends_6_and_slows_29():
     """04: Llama 3.1's config (base 500,000, heads of 128, factor 8, trained at 8,192) keeps pairs
-    0-28, blends 29-34 (speeds 0.828 down to 0.190) and slows 35-63 by 8."""
+    0-28, blends 29-34 (speeds 0.828 down to 0.190) and slows 35-63 by 8; at position 131,071
+    the slowed pairs reach 2.00 times their largest angle at 8,191."""
     theta = rope_frequencies(128, base=500_000.0)
     ratio = llama3_frequencies(128, 8.0, 8192, base=500_000.0) / theta
     kept, blended, slowed = kept_blended_slowed(ratio, 8.0)
     assert (kept[-1], blended.tolist(), slowed[0]) == (28, list(range(29, 35)), 35)
     assert (round(ratio[29], 3), round(ratio[34], 3)) == (0.828, 0.19)
+    assert round(131_071 * ratio[-1] / 8191, 2) == 2.0
 
 
 def test_a_deployed_dynamic_layer_runs_the_trained_length_with_the_last_longer_calls_base():
@@ -71,3 +73,14 @@ def test_a_deployed_dynamic_layer_runs_the_trained_length_with_the_last_longer_c
     used = dynamic_ntk_lengths(calls, L)
     assert used == [8192, 8192, 2048, 4096, 4096]
     assert round(dynamic_ntk_base(10_000.0, 2.0, L, used[-1], D)) == 30_528
+
+
+def test_llama3s_blend_is_the_yarn_papers_ramp_in_turns_from_1_to_4():
+    """04: Llama 3.1's blend is exactly the YaRN paper's equation with its ends at 1 and 4 turns
+    (difference 0 to rounding); the deployed YaRN ramps in the pair index, so their lines differ;
+    with factor 1 at 8,192 tokens dynamic NTK's base is NTK-aware's for 4x."""
+    paper = yarn_frequencies(D, SCALE, L, alpha=1.0, beta=4.0, ramp="turns")
+    assert np.max(np.abs(llama3_frequencies(D, SCALE, L) - paper) / THETA) < 1e-15
+    deployed = yarn_frequencies(D, SCALE, L, alpha=1.0, beta=4.0)
+    assert np.max(np.abs(llama3_frequencies(D, SCALE, L) - deployed) / THETA) > 0.1
+    assert dynamic_ntk_base(10_000.0, 1.0, L, 4 * L, D) == ntk_base(10_000.0, 4.0, D)

@@ -302,24 +302,38 @@ def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_
     out[wavelengths < original_len / high_freq_factor] = 1.0
     return out
 """,
-    "ch04.dynamic_base.0": """
-def dynamic_base(base, factor, original_len, seq_len, d):
-    scale = factor * seq_len / original_len - (factor - 1)
-    return base * scale ** (d / (d - 2))
+    "ch04.llama3_speeds.5": """
+def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
+    short = original_len / high_freq_factor
+    long = original_len / low_freq_factor
+    s = (long - wavelengths) / (long - short)
+    out = s + (1 - s) / factor
+    out[wavelengths > long] = 1 / factor
+    out[wavelengths < short] = 1.0
+    return out
 """,
-    "ch04.dynamic_base.1": """
-def dynamic_base(base, factor, original_len, seq_len, d):
-    return base * factor ** (d / (d - 2))
+    "ch04.dynamic_lengths.0": """
+def dynamic_lengths(seq_lens, original_len):
+    return [max(n, original_len) for n in seq_lens]
 """,
-    "ch04.dynamic_base.2": """
-def dynamic_base(base, factor, original_len, seq_len, d):
-    n = max(seq_len, original_len)
-    return base * (n / original_len) ** (d / (d - 2))
+    "ch04.dynamic_lengths.1": """
+def dynamic_lengths(seq_lens, original_len):
+    cached, out = original_len, []
+    for n in seq_lens:
+        cached = max(cached, n)
+        out.append(cached)
+    return out
 """,
-    "ch04.dynamic_base.3": """
-def dynamic_base(base, factor, original_len, seq_len, d):
-    n = max(seq_len, original_len)
-    return base * (factor * n / original_len - (factor - 1))
+    "ch04.dynamic_lengths.2": """
+def dynamic_lengths(seq_lens, original_len):
+    cached, out = original_len, []
+    for n in seq_lens:
+        if n > cached:
+            cached = n
+        if n <= original_len:
+            cached = original_len
+        out.append(cached)
+    return out
 """,
     # -- chapter 5: ALiBi ---------------------------------------------------------------------
     "ch05.slopes.0": """

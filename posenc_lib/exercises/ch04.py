@@ -226,7 +226,8 @@ def _wrong_llama3(keep, slow, mix, slow_first=False):
     """Return a wrong version of `_llama3_speeds`.
 
     ``keep`` and ``slow`` give the two thresholds from (L, low, high), ``mix`` the blend from
-    (s, factor); ``slow_first`` tests the slow threshold before the keep one.
+    (s, factor), or None for a blend linear in the wavelength; ``slow_first`` tests the slow
+    threshold before the keep one.
     """
 
     def answer(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
@@ -235,6 +236,10 @@ def _wrong_llama3(keep, slow, mix, slow_first=False):
         s = (original_len / wavelengths - low) / (high - low)
         kept = wavelengths < keep(original_len, low, high)
         slowed = wavelengths > slow(original_len, low, high)
+        if mix is None:  # the blend linear in the wavelength between the thresholds
+            short, long = keep(original_len, low, high), slow(original_len, low, high)
+            s = (long - wavelengths) / (long - short)
+            return np.where(kept, 1.0, np.where(slowed, 1 / factor, s + (1 - s) / factor))
         if slow_first:
             return np.where(slowed, 1 / factor, np.where(kept, 1.0, mix(s, factor)))
         return np.where(kept, 1.0, np.where(slowed, 1 / factor, mix(s, factor)))
@@ -325,73 +330,96 @@ q4 = FunctionExercise(
                 )
             ),
         ),
+        Mistake(
+            "your blend is linear in the wavelength; Llama 3.1's is linear in the number of "
+            "turns, original_len / wavelength: s = (original_len / wavelength - "
+            "low_freq_factor) / (high_freq_factor - low_freq_factor).",
+            _wrong_llama3(
+                keep=_RIGHT["keep"],
+                slow=_RIGHT["slow"],
+                mix=None,
+            ),
+        ),
     ),
     success="This is posenc_lib.rope.llama3_frequencies divided by rope_frequencies, and "
-    "Hugging Face's _compute_llama3_parameters.",
+    "Hugging Face's _compute_llama3_parameters. A pair that turns exactly once (wavelength = "
+    "original_len) has s = 0: it is slowed by the whole factor; the blend meets both thresholds "
+    "without a jump.",
 )
 
 
-def _dynamic_base(base, factor, original_len, seq_len, d):
-    n = max(seq_len, original_len)
-    return base * (factor * n / original_len - (factor - 1)) ** (d / (d - 2))
+def _lengths(seq_lens, original_len, *, grow=True, reset=lambda n, L: n < L):
+    """Return the length each call's base is computed at; the switches make named mistakes."""
+    cached, used = original_len, []
+    for n in seq_lens:
+        if grow and n > cached:
+            cached = n
+        if not grow:
+            cached = max(n, original_len)
+        if reset(n, original_len) and cached > original_len:
+            cached = original_len
+        used.append(cached)
+    return used
 
 
 q5 = FunctionExercise(
-    name="dynamic_base",
+    name="dynamic_lengths",
     prompt=(
-        "Write dynamic_base(base, factor, original_len, seq_len, d): the base a dynamic-NTK "
-        "layer uses for a sequence of seq_len tokens, as Hugging Face computes it: with "
-        "n = seq_len, but never less than original_len, the base is "
-        "base * (factor * n / original_len - (factor - 1)) ** (d / (d - 2))."
+        "A deployed dynamic-NTK layer starts at the trained length original_len and caches one "
+        "length, whose base it uses. On each call of seq_len tokens: if seq_len is longer than "
+        "the cached length, it caches seq_len (growth); then, if seq_len is shorter than "
+        "original_len and the cached length is longer than original_len, it caches "
+        "original_len again (reset). Write dynamic_lengths(seq_lens, original_len): the cached "
+        "length each call in seq_lens (a list of ints, in order) runs with, as a list."
     ),
     hint_text=(
-        "Try seq_len below original_len first: what should a model see there, the trained "
-        "base or another one?"
+        "Keep one variable for the cached length, starting at original_len, and walk the "
+        "calls in order: the answer for a call depends on the calls before it."
     ),
-    starter="""def dynamic_base(base, factor, original_len, seq_len, d):
+    starter="""def dynamic_lengths(seq_lens, original_len):
     # YOUR CODE HERE
-    return base""",
-    solution_code="""def dynamic_base(base, factor, original_len, seq_len, d):
-    n = max(seq_len, original_len)
-    return base * (factor * n / original_len - (factor - 1)) ** (d / (d - 2))""",
-    answer_name="dynamic_base",
-    reference=_dynamic_base,
+    return list(seq_lens)""",
+    solution_code="""def dynamic_lengths(seq_lens, original_len):
+    cached, used = original_len, []
+    for n in seq_lens:
+        if n > cached:  # growth
+            cached = n
+        if n < original_len and cached > original_len:  # reset
+            cached = original_len
+        used.append(cached)
+    return used""",
+    answer_name="dynamic_lengths",
+    reference=_lengths,
     cases=(
-        {"base": 10000.0, "factor": 2.0, "original_len": 2048, "seq_len": 8192, "d": 128},
-        {"base": 10000.0, "factor": 2.0, "original_len": 2048, "seq_len": 1024, "d": 128},
-        {"base": 500000.0, "factor": 4.0, "original_len": 32, "seq_len": 48, "d": 8},
-        {"base": 10000.0, "factor": 1.0, "original_len": 100, "seq_len": 300, "d": 16},
+        {"seq_lens": [64, 48, 16, 48, 32], "original_len": 32},
+        {"seq_lens": [8192, 4096, 1024, 4096, 2048], "original_len": 2048},
+        {"seq_lens": [10, 100, 20, 200, 150, 50, 60], "original_len": 50},
     ),
     mistakes=(
         Mistake(
-            "below original_len your base shrinks: n must be at least original_len, "
-            "n = max(seq_len, original_len), so a sequence the model was trained for keeps the "
-            "trained base.",
-            lambda base, factor, original_len, seq_len, d: (
-                base * (factor * seq_len / original_len - (factor - 1)) ** (d / (d - 2))
+            "your layer never caches: each call uses its own length (or original_len when "
+            "shorter). The deployed layer keeps the longest length since the last reset, so a "
+            "call can run with an earlier, longer call's base.",
+            lambda seq_lens, original_len: _lengths(seq_lens, original_len, grow=False),
+        ),
+        Mistake(
+            "your layer never resets: a call shorter than original_len restores the trained "
+            "length, so the cached length can shrink again.",
+            lambda seq_lens, original_len: _lengths(
+                seq_lens, original_len, reset=lambda n, L: False
             ),
         ),
         Mistake(
-            "your base is NTK's for the config's factor, whatever the length: the dynamic base "
-            "depends on seq_len, through factor * n / original_len - (factor - 1).",
-            lambda base, factor, original_len, seq_len, d: base * factor ** (d / (d - 2)),
-        ),
-        Mistake(
-            "your base is NTK's for the ratio n / original_len: it leaves the config's factor "
-            "out. The scale is factor * n / original_len - (factor - 1).",
-            lambda base, factor, original_len, seq_len, d: (
-                base * (max(seq_len, original_len) / original_len) ** (d / (d - 2))
-            ),
-        ),
-        Mistake(
-            "your scale multiplies the base without the exponent d / (d - 2), which is what "
-            "brings the slowest pair back by exactly the scale.",
-            lambda base, factor, original_len, seq_len, d: (
-                base * (factor * max(seq_len, original_len) / original_len - (factor - 1))
+            "your layer also resets on a call of exactly original_len: the reset is for calls "
+            "shorter than original_len only (seq_len < original_len).",
+            lambda seq_lens, original_len: _lengths(
+                seq_lens, original_len, reset=lambda n, L: n <= L
             ),
         ),
     ),
-    success="This is posenc_lib.rope.dynamic_ntk_base: up to original_len nothing changes.",
+    success="This is posenc_lib.rope.dynamic_ntk_lengths and Hugging Face's growth-and-reset rule: "
+    "the same prompt can run with another base depending on the calls before it.",
 )
+
 
 EXERCISES = [q1, q2, q3, q4, q5]
