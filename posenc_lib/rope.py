@@ -775,7 +775,9 @@ def llama3_frequencies(
     s = (L / lambda_i - low_freq_factor) / (high_freq_factor - low_freq_factor). Unlike dynamic
     NTK it does not depend on the sequence length: the slow pairs are slowed at every length.
     This is ``_compute_llama3_parameters`` of transformers' ``modeling_rope_utils.py``; Llama
-    3.1-3.3 ship factor 8, low 1, high 4, L = 8192 (their ``config.json``).
+    3.1 (8B, 70B, 405B) and 3.3 ship factor 8, Llama 3.2's 1B and 3B factor 32, each with
+    low 1, high 4 and L = 8192 (their ``config.json``); Llama 4 Scout ships low = high = 1, a step
+    with no blend.
 
     Parameters
     ----------
@@ -788,7 +790,7 @@ def llama3_frequencies(
     base : float
         Greater than 1 (``rope_theta``; Llama 3 uses 500,000).
     low_freq_factor, high_freq_factor : float
-        The two wavelength thresholds as fractions of L: 0 < low < high.
+        The two thresholds in turns over L: 0 < low <= high (equal: a step, no blend).
 
     Returns
     -------
@@ -809,14 +811,15 @@ def llama3_frequencies(
     original_len = check_int(func, "original_len", original_len, minimum=1)
     low = check_real(func, "low_freq_factor", low_freq_factor, greater_than=0)
     high = check_real(func, "high_freq_factor", high_freq_factor, greater_than=0)
-    if high <= low:
+    if high < low:
         raise ValueError(
-            f"{func}: high_freq_factor must be greater than low_freq_factor, got "
+            f"{func}: high_freq_factor must be at least low_freq_factor, got "
             f"high_freq_factor={high} and low_freq_factor={low}"
         )
     theta = rope_frequencies(d, base=_check_base(func, base))
     wavelength = 2 * np.pi / theta
-    blend = (original_len / wavelength - low) / (high - low)
+    # high == low (Llama 4 Scout's config): no blend band, a step at L / low
+    blend = (original_len / wavelength - low) / (high - low) if high > low else 0.0
     mixed = blend * theta + (1 - blend) * theta / factor
     slow = wavelength > original_len / low
     fast = wavelength < original_len / high

@@ -84,3 +84,24 @@ def test_llama3s_blend_is_the_yarn_papers_ramp_in_turns_from_1_to_4():
     deployed = yarn_frequencies(D, SCALE, L, alpha=1.0, beta=4.0)
     assert np.max(np.abs(llama3_frequencies(D, SCALE, L) - deployed) / THETA) > 0.1
     assert dynamic_ntk_base(10_000.0, 1.0, L, 4 * L, D) == ntk_base(10_000.0, 4.0, D)
+
+
+def test_the_ends_decide_the_ranges_and_the_ramp_shapes_the_speeds_inside():
+    """04: given Llama's ends (1 and 4 turns) the deployed YaRN keeps, blends and slows exactly
+    Llama 3.1's pairs (0-30, 31-40, 41-63); the YaRN paper's ramp given YaRN's ends (1 and 32)
+    has YaRN's ranges (0-16, 17-40, 41-63); the speeds inside the ramps differ."""
+    llama = kept_blended_slowed(llama3_frequencies(D, SCALE, L) / THETA, SCALE)
+    yarn_1_4 = yarn_frequencies(D, SCALE, L, alpha=1.0, beta=4.0) / THETA
+    assert [r.tolist() for r in kept_blended_slowed(yarn_1_4, SCALE)] == [r.tolist() for r in llama]
+    deployed = kept_blended_slowed(yarn_frequencies(D, SCALE, L) / THETA, SCALE)
+    paper = kept_blended_slowed(yarn_frequencies(D, SCALE, L, ramp="turns") / THETA, SCALE)
+    assert [r.tolist() for r in paper] == [r.tolist() for r in deployed]
+    assert np.max(np.abs(yarn_1_4 - llama3_frequencies(D, SCALE, L) / THETA)) > 0.1
+
+
+def test_vllms_fixed_dynamic_base_for_factor_2_is_ntk_for_a_scale_of_3():
+    """04: a base fixed for the longest served length, factor x L (vLLM's reading of "dynamic"),
+    is NTK's for a scale of f^2 - f + 1: 30,528 for factor 2, whatever the prompt's length."""
+    fixed = dynamic_ntk_base(10_000.0, 2.0, L, 2 * L, D)
+    assert round(fixed) == 30_528
+    assert np.isclose(fixed, ntk_base(10_000.0, 2.0**2 - 2.0 + 1, D))

@@ -128,6 +128,22 @@ def test_llama3_changes_the_slow_pairs_at_every_length_unlike_dynamic_ntk():
         assert np.array_equal(dynamic_ntk_frequencies(8, 8.0, 32, seq_len), theta)
 
 
+def test_llama3_with_equal_thresholds_is_a_step_as_llama_4_scout_ships_it():
+    """low_freq_factor == high_freq_factor (Llama 4 Scout: factor 16, both 1, L = 8192): no
+    blend; transformers' code divides by zero there but only for a wavelength exactly at L."""
+    theta = rope_frequencies(128, base=500_000.0)
+    ratio = (
+        llama3_frequencies(
+            128, 16.0, 8192, base=500_000.0, low_freq_factor=1.0, high_freq_factor=1.0
+        )
+        / theta
+    )
+    wavelength = 2 * np.pi / theta
+    assert np.all(ratio[wavelength < 8192] == 1.0)
+    np.testing.assert_allclose(ratio[wavelength > 8192], 1 / 16, rtol=1e-15)
+    assert set(np.round(ratio, 12)) == {1.0, 0.0625}
+
+
 def test_llama3_with_factor_one_changes_nothing():
     np.testing.assert_allclose(llama3_frequencies(64, 1.0, 512), rope_frequencies(64), rtol=1e-15)
 
@@ -201,7 +217,7 @@ def test_a_deployed_dynamic_layer_scores_the_trained_length_with_another_base_af
         (
             lambda: llama3_frequencies(8, 8.0, 32, low_freq_factor=4.0, high_freq_factor=1.0),
             ValueError,
-            "high_freq_factor must be greater than low_freq_factor",
+            "high_freq_factor must be at least low_freq_factor",
         ),
         (lambda: llama3_frequencies(8, "8", 32), TypeError, "factor must be a real number"),
         (lambda: dynamic_ntk_base(10_000.0, 2.0, 32, 0, 8), ValueError, "seq_len must be"),

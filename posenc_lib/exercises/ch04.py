@@ -297,9 +297,10 @@ q4 = FunctionExercise(
             ),
         ),
         Mistake(
-            "your thresholds use the two factors the other way round: high_freq_factor sets "
-            "the short-wavelength threshold, original_len / high_freq_factor, below which pairs "
-            "are kept; low_freq_factor the long one.",
+            "your pairs jump from full speed straight to 1 / factor at one wavelength: there is "
+            "no blend (swapping the two thresholds does this too). Keep pairs below "
+            "original_len / high_freq_factor, slow those above original_len / low_freq_factor, "
+            "and blend the ones between.",
             _wrong_llama3(
                 keep=lambda L, low, high: L / low,
                 slow=lambda L, low, high: L / high,
@@ -394,6 +395,7 @@ q5 = FunctionExercise(
         {"seq_lens": [64, 48, 16, 48, 32], "original_len": 32},
         {"seq_lens": [8192, 4096, 1024, 4096, 2048], "original_len": 2048},
         {"seq_lens": [10, 100, 20, 200, 150, 50, 60], "original_len": 50},
+        {"seq_lens": [64, 31, 40], "original_len": 32},  # a short call just below original_len
     ),
     mistakes=(
         Mistake(
