@@ -1,6 +1,8 @@
 """The course website (`make site`): it builds from the committed notebooks, and in headless
 Chromium every page loads with nothing from another host, every image, math typeset, every
-internal link resolving, and search finding chapter 4.
+internal link resolving, and search finding chapter 4 with clean snippets and light downloads. On a
+390 px phone every figure is shown at 0.75 or more of its 1x size, in a box that scrolls sideways
+where it must; the first live explorer is a few Tab presses from page load ("Skip to the explorer").
 
 The build goes to build/site/ (incremental: seconds when `make site` just ran). Skips when the site
 stack (`.[site]`) is not installed, unless POSENC_REQUIRE_SITE=1 (CI), where that is a failure; the
@@ -11,6 +13,7 @@ axe-core (pinned by tests/axe/package-lock.json; `npm ci --prefix tests/axe` ins
 every page at 1280 x 800 and 390 x 844, in light and dark mode: any violation fails.
 """
 
+import html
 import importlib.util
 import json
 import os
@@ -30,7 +33,14 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "site"
 CHAPTERS = sitetools.chapter_paths()
 PAGES = ["index.html"] + [f"{p.stem}.html" for p in CHAPTERS]
-REFERENCE_PAGES = ["cheatsheet.html", "glossary.html", "api.html", "claims.html", "mutants.html"]
+REFERENCE_PAGES = [
+    "cheatsheet.html",
+    "glossary.html",
+    "references.html",
+    "api.html",
+    "claims.html",
+    "mutants.html",
+]
 SCREENSHOT_PAGES = ["index.html", "02_sinusoidal_clock_hands.html", "04_rope.html"]
 AXE = ROOT / "tests" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
@@ -261,6 +271,19 @@ def test_the_site_has_a_page_per_chapter_and_the_reference_pages(site):
     sources = {p.name for p in (site / "_sources").iterdir()}
     assert {p.name for p in CHAPTERS} <= sources  # the .ipynb downloads
     assert not sources & {p.with_suffix(".md").name for p in CHAPTERS}
+
+
+@pytest.mark.site
+def test_the_landing_pages_chapter_map_shows_each_chapters_title_and_minutes(site):
+    """The built chapter map says what each chapter's header says (tests/test_chapter_map.py holds
+    chapter_info, chapter 00's map and the README to the chapters' text sources)."""
+    text = re.sub(
+        r"<[^>]+>", "", html_of(site, "index.html").split('class="posenc-chapter-map', 1)[1]
+    )
+    text = re.sub(r"\s+", " ", html.unescape(text)).replace("’", "'")
+    for path in CHAPTERS:
+        info = sitetools.chapter_info(path)
+        assert f"{info['number']} · {info['title']} · {info['minutes']} min" in text, info["title"]
 
 
 @pytest.mark.site
@@ -900,3 +923,318 @@ def test_search_for_rotary_shows_real_snippets_clear_of_the_magnifier(chromium, 
         assert icon["x"] + icon["width"] <= text_start, (icon, field, text_start)
     finally:
         page.close()
+
+
+# -- a phone reads every figure ---------------------------------------------------------------------
+
+MIN_FIGURE_SCALE = (
+    0.75  # of a figure's 1x size (its <img> width: the PNGs have 2 pixels per CSS px)
+)
+FIGURE_LAYOUT = """() => [...document.querySelectorAll('.bd-content img')]
+    .filter(e => (e.getAttribute('src') || '').startsWith('_images/'))
+    .map(e => {
+        const box = e.closest('.posenc-figure-scroll');
+        const hint = box && box.parentElement.querySelector('.posenc-scroll-hint');
+        const shown = hint && hint.getBoundingClientRect();
+        return {
+            src: e.getAttribute('src'),
+            one_x: Number(e.getAttribute('width')) || e.naturalWidth / 2,
+            shown: e.getBoundingClientRect().width,
+            scroller: box && {
+                scrolls: box.scrollWidth > box.clientWidth + 1,
+                tabindex: box.getAttribute('tabindex'),
+                role: box.getAttribute('role'),
+                label: box.getAttribute('aria-label') || '',
+                hint: Boolean(shown && shown.width > 0 && shown.height > 0) ? hint.textContent : '',
+            },
+        };
+    })"""
+
+
+def figure_scale_problems(figures, minimum=MIN_FIGURE_SCALE):
+    """Why figures (`FIGURE_LAYOUT` of one page) are not readable on a phone.
+
+    Each is shown at ``minimum`` or more of its 1x size, or sits in a box that scrolls sideways,
+    is a named region a keyboard can focus (tabindex 0) and shows its "scroll sideways" hint. A box
+    that scrolls must be all of those, whatever the figure's scale.
+    """
+    problems = []
+    for figure in figures:
+        scale, box = figure["shown"] / figure["one_x"], figure["scroller"]
+        reachable = bool(
+            box
+            and box["tabindex"] == "0"
+            and box["role"] == "region"
+            and box["label"].strip()
+            and "scroll" in box["hint"].lower()
+        )
+        if scale < minimum and not (box and box["scrolls"] and reachable):
+            problems.append(f"{figure['src']}: shown at {scale:.2f} of its 1x size")
+        elif box and box["scrolls"] and not reachable:
+            problems.append(
+                f"{figure['src']}: scrolls sideways, but {box} is no named, focusable box with a hint"
+            )
+    return problems
+
+
+def test_a_figure_a_phone_shrinks_below_three_quarters_is_caught():
+    hinted = {"tabindex": "0", "role": "region", "label": "Figure 1, scrolls", "hint": "Scroll it"}
+    figures = [
+        {"src": "a.png", "one_x": 872, "shown": 342.0, "scroller": None},  # 0.39, no scroller
+        {"src": "b.png", "one_x": 872, "shown": 654.0, "scroller": {**hinted, "scrolls": True}},
+        {"src": "c.png", "one_x": 400, "shown": 342.0, "scroller": None},  # 0.86
+        {
+            "src": "d.png",
+            "one_x": 872,
+            "shown": 654.0,
+            "scroller": {**hinted, "scrolls": True, "tabindex": None},
+        },
+        {
+            "src": "e.png",
+            "one_x": 872,
+            "shown": 654.0,
+            "scroller": {**hinted, "scrolls": True, "hint": ""},
+        },
+        {"src": "f.png", "one_x": 872, "shown": 342.0, "scroller": {**hinted, "scrolls": False}},
+    ]
+    assert [p.split(":")[0] for p in figure_scale_problems(figures)] == [
+        "a.png",
+        "d.png",
+        "e.png",
+        "f.png",
+    ]
+
+
+def test_every_linked_figure_gets_a_box_that_may_scroll_with_its_1x_width():
+    body = (
+        '<figure><a class="posenc-full-size" href="_images/a.png"><img alt="A" height="300" '
+        'src="_images/a.png" width="872" /></a><figcaption>A.</figcaption></figure>'
+        '<p><img alt="logo" src="_static/logo.png" /></p>'
+    )
+    page = sitetools.scroll_figures(body)
+    assert page.count('class="posenc-figure-scroll"') == 1
+    assert '<span class="posenc-figure" style="--posenc-1x: 872px">' in page
+    assert '<span class="posenc-scroll-hint" aria-hidden="true">' in page
+    assert page.index("posenc-scroll-hint") < page.index('<a class="posenc-full-size"')
+    assert '<p><img alt="logo" src="_static/logo.png" /></p>' in page  # not a figure: untouched
+    assert (
+        sitetools.scroll_figures(sitetools.link_figures('<img src="_images/b.png" />')).count(
+            "posenc-figure-scroll"
+        )
+        == 1
+    )
+
+
+@pytest.mark.site
+def test_a_phone_shows_every_figure_at_three_quarters_of_its_size_or_in_a_scroller(
+    chromium, served, site
+):
+    """At 390 px, every content figure of every page is shown at 0.75 or more of its 1x size, or in
+    a box that scrolls sideways, is a named region the keyboard can focus and says so; and the arrow
+    keys scroll such a box (chapter 07's headline figure, 944 px at 1x). Before, 38 of the 39 were
+    shown at 0.26 to 0.72 (chapter 08's cheat sheet 0.26, chapter 07's headline figure 0.36)."""
+    size = VIEWPORTS["phone"]
+    problems, scales = {}, {}
+    for page_name in all_pages(site):
+        page, _ = open_page(chromium, served, page_name, **size)
+        try:
+            figures = page.evaluate(FIGURE_LAYOUT)
+        finally:
+            page.close()
+        scales[page_name] = [
+            {"src": f["src"], "one_x": f["one_x"], "scale": round(f["shown"] / f["one_x"], 2),
+             "scrolls": bool(f["scroller"] and f["scroller"]["scrolls"])}
+            for f in figures
+        ]  # fmt: skip
+        if found := figure_scale_problems(figures):
+            problems[page_name] = found
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "figure-scale-390.json").write_text(json.dumps(scales, indent=1))
+    assert sum(len(v) for v in scales.values()) >= 30, "the chapters' figures were not found"
+    assert problems == {}, json.dumps(problems, indent=1)[:4000]
+    page, _ = open_page(chromium, served, "07_real_text.html", **size)
+    try:
+        box = page.locator(".posenc-figure-scroll[tabindex='0']").nth(1)
+        box.scroll_into_view_if_needed()
+        assert box.locator("img").get_attribute("width") == "944"
+        box.focus()
+        assert page.evaluate(
+            "() => document.activeElement.classList.contains('posenc-figure-scroll')"
+        )
+        for _ in range(3):
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "() => document.activeElement.scrollLeft > 0", timeout=5_000
+        )  # the keys scroll the figure, not the page
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
+        page.screenshot(path=str(ARTIFACTS / "phone-07-wide-figure-scrolled.png"))
+    finally:
+        page.close()
+
+
+@pytest.mark.site
+def test_a_wide_screen_keeps_figures_in_their_column_with_no_scroller_tab_stops(chromium, served):
+    """At 1280 px the figures fit their column as before (the 0.75 floor is for phone-sized
+    screens): no box scrolls, so none is a tab stop or shows its hint."""
+    for page_name in [*PAGES, "cheatsheet.html"]:
+        page, _ = open_page(chromium, served, page_name)
+        try:
+            figures = page.evaluate(FIGURE_LAYOUT)
+        finally:
+            page.close()
+        for figure in figures:
+            box = figure["scroller"]
+            assert box and not (box["scrolls"] or box["tabindex"] or box["hint"]), (
+                page_name,
+                figure,
+            )
+            assert figure["shown"] <= figure["one_x"] + 0.5, (page_name, figure)  # never above 1x
+
+
+# -- the first explorer, a few key presses away -----------------------------------------------------
+
+MAX_TABS_TO_EXPLORER = 5
+FOCUS = """() => {
+    const el = document.activeElement;
+    const box = el.getBoundingClientRect();
+    return {
+        text: (el.textContent || '').trim(),
+        control: Boolean(el.closest('.posenc-live .posenc-explorer'))
+            && ['INPUT', 'SELECT', 'BUTTON'].includes(el.tagName),
+        visible: box.width > 0 && box.height > 0 && box.bottom > 0 && box.top < window.innerHeight,
+    };
+}"""
+
+
+def tabs_to_first_control(page, limit=40):
+    """Press Tab from page load until a live explorer's control has focus; Enter on the "Skip to
+    the explorer" link when it has focus. Returns the Tab presses and what each focused."""
+    path = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        focus = page.evaluate(FOCUS)
+        path.append(focus["text"][:40] or "?")
+        if focus["control"]:
+            return len(path), path
+        if focus["text"] == "Skip to the explorer":
+            page.wait_for_function(f"() => ({FOCUS})().visible", timeout=2_000)  # slides in
+            page.keyboard.press("Enter")
+    return None, path
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_the_first_explorer_control_is_a_few_tab_presses_from_page_load(chromium, served, viewport):
+    """On every page with a live explorer, the skip link "Skip to the explorer" (the second tab
+    stop, after the theme's "Skip to main content") takes a keyboard to the explorer: its first
+    control is at most MAX_TABS_TO_EXPLORER Tab presses from page load (38 to 45 without it)."""
+    counts = {}
+    for page_name in sorted(LIVE_PAGES):
+        page, log = open_page(chromium, served, page_name, **VIEWPORTS[viewport])
+        try:
+            page.locator(".posenc-live .posenc-explorer").first.wait_for(timeout=10_000)
+            presses, path = tabs_to_first_control(page)
+            counts[page_name] = presses
+            assert presses is not None and presses <= MAX_TABS_TO_EXPLORER, f"{page_name}: {path}"
+            assert "Skip to the explorer" in path, path
+            assert log.errors == [], log.errors
+        finally:
+            page.close()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / f"tabs-to-explorer-{VIEWPORTS[viewport]['width']}.json").write_text(
+        json.dumps(counts, indent=1)
+    )
+
+
+def test_the_skip_link_targets_the_first_explorer_only_on_pages_that_have_one():
+    nb = tiny_chapter()
+    live = {"kind": "clock", "spec": {}, "values": {}}
+    for n in (1, 3):
+        nb.cells[n].outputs = [
+            new_output(
+                "display_data",
+                data={sitetools.WIDGET_MIME: {"model_id": "x"}, sitetools.LIVE_MIME: live},
+            )
+        ]
+    site_nb, _ = sitetools.site_notebook(nb, "01_tiny.ipynb", URL)
+    mounts = [
+        out["data"]["text/html"] for c in site_nb.cells for out in c.get("outputs", [])
+        if "posenc-live" in out.get("data", {}).get("text/html", "")
+    ]  # fmt: skip
+    assert len(mounts) == 2
+    assert 'id="posenc-explorer" tabindex="-1"' in mounts[0]
+    assert 'id="posenc-explorer-2" tabindex="-1"' in mounts[1]
+    theme = '<div id="pst-skip-link" class="skip-link d-print-none"><a href="#main-content">Skip to main content</a></div>'
+    page = sitetools.explorer_skip_link(f"<body>{theme}<main>{mounts[0]}</main></body>")
+    assert (
+        page.index("Skip to main content")
+        < page.index('<a href="#posenc-explorer">Skip to the explorer</a>')
+        < page.index("<main>")
+    )
+    assert sitetools.explorer_skip_link(page) == page  # once
+    assert sitetools.explorer_skip_link(f"<body>{theme}<main></main></body>").count("Skip") == 1
+
+
+# -- search: clean snippets, light downloads ----------------------------------------------------------
+
+SNIPPET_TEX = re.compile(
+    r"\\[()\[\]]|\$\$|\\(?:frac|theta|omega|sqrt|cdot|sin|cos|pi|mathrm|text|left|right)\b"
+)
+LAUNCH_TEXT = re.compile(r"pynb|Launch Binder|Open In Colab|Binder Colab|Download the notebook")
+SEARCH_QUERIES = ("rotary", "slope", "wavelength", "interpolation")
+MAX_QUERY_BYTES = 1_500_000  # everything one query downloads: 2.65 MB for "rotary" before
+MAX_SNIPPET_BYTES = 400_000  # the pages it fetches for its snippets: 1.7 MB before
+
+
+def search_downloads(chromium, served, query):
+    """Load the search page for ``query`` until every result has its snippet; return the results'
+    text and the bytes of every response by path (the page, its assets, the index, the snippets'
+    sources)."""
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    log, responses = PageLog(page), []
+    page.on("response", lambda response: responses.append(response))
+    try:
+        page.goto(f"{served}/search.html?q={urllib.parse.quote(query)}", wait_until="load")
+        page.wait_for_function(
+            "() => /Search finished/.test(document.querySelector('#search-results')?.innerText)",
+            timeout=30_000,
+        )
+        page.wait_for_load_state("networkidle")
+        snippets = page.eval_on_selector_all(
+            "#search-results li", "els => els.map(e => e.innerText)"
+        )
+        sizes = {}
+        for response in responses:
+            path = urllib.parse.urlparse(response.url).path.lstrip("/")
+            body = len(response.body()) if response.status < 300 else 0
+            sizes[path] = sizes.get(path, 0) + body
+        assert log.errors == [] and log.failed == [], (log.errors, log.failed)
+    finally:
+        page.close()
+    return snippets, sizes
+
+
+@pytest.mark.site
+def test_search_snippets_are_clean_prose_and_a_query_downloads_little(chromium, served):
+    """Snippets show neither TeX source nor the launch bar's text, and a query fetches the light
+    copies of its result pages (_search/NAME.html), never the pages themselves."""
+    measured = {}
+    for query in SEARCH_QUERIES:
+        snippets, sizes = search_downloads(chromium, served, query)
+        assert len(snippets) >= 3, (query, snippets)
+        for snippet in snippets:
+            assert not SNIPPET_TEX.search(snippet), f"{query}: TeX in {snippet!r}"
+            assert not LAUNCH_TEXT.search(snippet), f"{query}: launch bar in {snippet!r}"
+        pages = {p for p in sizes if p.endswith(".html") and p != "search.html"}
+        assert pages and all(p.startswith(f"{sitetools.SEARCH_DIR}/") for p in pages), pages
+        snippet_bytes = sum(sizes[p] for p in pages)
+        measured[query] = {
+            "total": sum(sizes.values()),
+            "snippets": snippet_bytes,
+            "pages": len(pages),
+        }
+        assert measured[query]["total"] <= MAX_QUERY_BYTES, (query, measured[query])
+        assert snippet_bytes <= MAX_SNIPPET_BYTES, (query, measured[query])
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "search-bytes.json").write_text(json.dumps(measured, indent=1))
+    print(f"bytes one query downloads: {measured}")

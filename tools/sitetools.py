@@ -24,10 +24,17 @@ This module is also the Sphinx extension docs/conf.py loads. While Sphinx reads 
   figure convention, below), else a fallback naming the section, and counts the fallbacks;
 - after the build, copies MathJax (from the sphinx-mathjax-offline package) into the site, so math
   renders with no CDN; a page without math loads none of it (myst-nb asks for it on every page);
-- links every figure to its image file, so a tap opens it full size (a phone shrinks it to the
-  column);
+- links every figure to its image file, so a tap opens it full size, and puts it in a box that
+  scrolls sideways where a phone-sized screen would otherwise shrink it below 0.75 of its 1x size
+  (`scroll_figures`; docs/_static/posenc.js names the box and makes it focusable when it scrolls);
+- adds "Skip to the explorer", the second tab stop of a page with a live explorer
+  (`explorer_skip_link`);
+- writes a light copy of every page for the search's snippets, _search/NAME.html (prose only, math
+  as text: `search_page`), and leaves the launch bar, the outputs and the widget notes out of the
+  search index;
 - writes a default that is a path inside the package as the package's own name for it
-  (``path=CORPUS_FILE``, not ``PosixPath('/the/build/machine/...')``): no build path is published.
+  (``path=CORPUS_FILE``, not ``PosixPath('/the/build/machine/...')``), and any other path in a
+  page (a module constant's value) relative to the repository: no build path is published.
 
 **Figure convention.** A code cell that draws a figure carries its alt text and caption in its cell
 metadata, the keys myst-nb reads; in the MyST text source (notebooks/NN_name.md)::
@@ -59,6 +66,7 @@ import subprocess
 import sys
 import time
 import zlib
+from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,6 +85,7 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 LIVE_MIME = "application/vnd.posenc.live+json"  # posenc_lib.widgets._front.MIME
 LIVE_MODULE = ROOT / "posenc_lib" / "widgets" / "explorers.js"
 PROGRESS_RE = re.compile(r"\d+%\|")
+EXPLORER_ID = "posenc-explorer"  # the first live explorer of a page, the skip link's target
 TIME_RE = re.compile(r"about (\d+) minutes")
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.+?)\s*$", re.M)
 BADGE_LINE_RE = re.compile(r"^\[!\[Open In Colab\]\(.*$\n?", re.M)
@@ -257,17 +266,27 @@ def widget_note(notebook_name, progress=False, url=None):
     )
 
 
-def live_figure_html(state):
+def explorer_anchor(n):
+    """Return the id of a page's ``n``-th live explorer (1-based).
+
+    The first one is what the skip link ("Skip to the explorer", `explorer_skip_link`) jumps to.
+    """
+    return EXPLORER_ID if n == 1 else f"{EXPLORER_ID}-{n}"
+
+
+def live_figure_html(state, anchor=None):
     """HTML that mounts a live explorer from its notebook state (kind, spec, values).
 
     The state travels as JSON in the page; docs/_static/posenc-live.js (a module, loaded once per
-    page however many figures it has) draws it with posenc_lib/widgets/explorers.js.
+    page however many figures it has) draws it with posenc_lib/widgets/explorers.js. ``anchor``
+    gives the mount an id a link can focus (tabindex -1: a skip link's target, not a tab stop).
     """
     import json
 
     payload = json.dumps(state, separators=(",", ":")).replace("</", "<\\/")
+    target = f' id="{html.escape(anchor)}" tabindex="-1"' if anchor else ""
     return (
-        f'<div class="posenc-live" data-kind="{html.escape(str(state.get("kind", "")))}">'
+        f'<div class="posenc-live"{target} data-kind="{html.escape(str(state.get("kind", "")))}">'
         f'<script type="application/json">{payload}</script>'
         '<p class="posenc-live-fallback">This figure moves in your browser when JavaScript runs; '
         "the snapshots below show it at fixed settings.</p></div>"
@@ -335,7 +354,7 @@ def site_notebook(nb, notebook_name, url=None):
     import nbformat
 
     nb = copy.deepcopy(nb)
-    cells, missing_alt, section = [], 0, nb_title(nb)
+    cells, missing_alt, section, explorers = [], 0, nb_title(nb), 0
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             if BADGE_LINE_RE.search(cell.source):
@@ -348,14 +367,14 @@ def site_notebook(nb, notebook_name, url=None):
         cell.source = reader_code(cell.source)
         live = [out for out in cell.get("outputs", []) if _is_widget(out) and _is_live(out)]
         if live:
-            cell.outputs = [
-                nbformat.v4.new_output(
-                    "display_data", data={"text/html": live_figure_html(out["data"][LIVE_MIME])}
-                )
-                if _is_live(out)
-                else out
-                for out in cell.outputs
-            ]
+            outputs = []
+            for out in cell.outputs:
+                if _is_live(out):
+                    explorers += 1
+                    mount = live_figure_html(out["data"][LIVE_MIME], explorer_anchor(explorers))
+                    out = nbformat.v4.new_output("display_data", data={"text/html": mount})
+                outputs.append(out)
+            cell.outputs = outputs
             cells.append(nbformat.v4.new_markdown_cell(live_note(notebook_name, url)))
         widgets = [out for out in cell.get("outputs", []) if _is_widget(out)]
         if widgets:
@@ -513,6 +532,7 @@ def prune_pages(out, stage_dir):
     ]
     for page in stale:
         page.unlink()
+        (Path(out) / SEARCH_DIR / page.name).unlink(missing_ok=True)
     return sorted(page.name for page in stale)
 
 
@@ -598,6 +618,269 @@ def link_figures(body):
     return IMG_RE.sub(wrap, body)
 
 
+LINKED_FIGURE_RE = re.compile(r'<a\b[^>]*>\s*(<img\b[^>]*?\bsrc="_images/[^"]+"[^>]*>)\s*</a>')
+WIDTH_RE = re.compile(r'(?<![\w-])width="(\d+(?:\.\d+)?)(?:px)?"')
+SCROLL_HINT = "Wider than the screen: scroll it sideways, or tap it to open it full size."
+
+
+def scroll_figures(body):
+    """Put every linked figure of a page body in a box that scrolls sideways when it must.
+
+    The page shows a figure at its 1x size (the ``width`` of its ``<img>``: the committed PNGs
+    have two pixels per CSS pixel) when the column is that wide, else at the column's width, but
+    never below 0.75 of its 1x size (docs/_static/posenc.css): a figure too wide for a phone
+    scrolls sideways inside its box instead of shrinking until its labels cannot be read. Where
+    it does scroll, posenc.js makes the box a named, focusable region (the arrow keys scroll it)
+    and shows the hint above it; where it fits, neither.
+
+    Examples
+    --------
+    >>> print(scroll_figures('<a href="_images/a.png"><img src="_images/a.png" width="872" /></a>'))
+    <span class="posenc-figure" style="--posenc-1x: 872px"><span class="posenc-scroll-hint" aria-hidden="true">Wider than the screen: scroll it sideways, or tap it to open it full size.</span><span class="posenc-figure-scroll"><a href="_images/a.png"><img src="_images/a.png" width="872" /></a></span></span>
+    """
+
+    def wrap(match):
+        width = WIDTH_RE.search(match[1])
+        style = f' style="--posenc-1x: {width[1]}px"' if width else ""
+        return (
+            f'<span class="posenc-figure"{style}>'
+            f'<span class="posenc-scroll-hint" aria-hidden="true">{SCROLL_HINT}</span>'
+            f'<span class="posenc-figure-scroll">{match[0]}</span></span>'
+        )
+
+    return LINKED_FIGURE_RE.sub(wrap, body)
+
+
+THEME_SKIP_LINK_RE = re.compile(r'<div id="pst-skip-link"[^>]*>.*?</div>', re.S)
+
+
+def explorer_skip_link(page):
+    """Add "Skip to the explorer" after the theme's "Skip to main content" link.
+
+    Only on a page whose first live explorer has its anchor (`explorer_anchor`): the link is the
+    page's second tab stop, shown when it has focus, and moves focus to the explorer, whose
+    controls are the next tab stops.
+
+    Examples
+    --------
+    >>> page = '<div id="pst-skip-link" class="skip-link"><a href="#main">Skip</a></div>'
+    >>> explorer_skip_link(page + '<div id="posenc-explorer"></div>').count('href="#posenc-explorer"')
+    1
+    >>> explorer_skip_link(page) == page
+    True
+    """
+    if f'id="{EXPLORER_ID}"' not in page or f'href="#{EXPLORER_ID}"' in page:
+        return page
+    link = (
+        f'<div class="skip-link posenc-skip-explorer d-print-none">'
+        f'<a href="#{EXPLORER_ID}">Skip to the explorer</a></div>'
+    )
+    return THEME_SKIP_LINK_RE.sub(lambda m: m[0] + link, page, count=1)
+
+
+# -- search: what the index reads, and the light pages its snippets are cut from --------------------
+
+# Sphinx's search shows, under each result, 240 characters cut from the result's page, which it
+# downloads whole: a query hitting the API page alone downloaded 774 kB, and the snippets showed
+# the launch bar ("Binder Colab .ipynb") and TeX source ("\(k\)", MathJax never runs there).
+# So the build writes a light copy of each page's article, _search/NAME.html: the prose only, math
+# written as text, without the launch bar, the code cells and their outputs, the widget notes, the
+# figures and the API's examples and parameter lists, with the ids that the results' anchors point
+# at; posenc.js has the search page fetch those copies instead. The launch bar, the outputs and the
+# widget notes are left out of the index too ("no-search"); the code stays in it.
+SEARCH_DIR = "_search"
+SEARCH_SKIP_TAGS = {"script", "style", "svg", "button", "noscript", "template", "canvas", "select"}
+SEARCH_SKIP_CLASSES = {
+    "headerlink",
+    "posenc-launch",  # the launch bar
+    "posenc-widget-note",  # "runs in JupyterLab, Binder or Colab (Launch Binder · Open In Colab)"
+    "posenc-live",  # a live explorer's state and fallback
+    "posenc-scroll-hint",
+    "cell_output",  # printed tables, figures, widget reprs
+    "cell_input",  # code (still indexed: a search finds it; its snippet is the page's prose)
+    "doctest",  # the API's examples (highlighted doctests)
+    "field-list",  # the API's parameter lists (its index entry still has them)
+    "prev-next-area",
+    "toctree-wrapper",
+}
+VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+             "track", "wbr"}  # fmt: skip
+BLOCK_TAGS = {"p", "div", "section", "li", "dt", "dd", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
+              "tr", "td", "th", "figcaption", "figure", "blockquote", "table", "ul", "ol", "dl"}  # fmt: skip
+GREEK = (
+    "alpha beta gamma delta epsilon theta lambda mu pi rho sigma tau phi omega Delta Theta Sigma"
+)
+TEX_NAMES = {
+    **dict(zip(GREEK.split(), "αβγδεθλμπρστφωΔΘΣ", strict=True)),
+    "cdot": "·", "times": "×", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠",
+    "neq": "≠", "approx": "≈", "infty": "∞", "to": "→", "rightarrow": "→", "mapsto": "↦",
+    "in": "∈", "sum": "Σ", "prod": "Π", "ldots": "…", "dots": "…", "cdots": "⋯", "pm": "±",
+    "mid": "|", "lvert": "|", "rvert": "|", "vert": "|", "lfloor": "⌊", "rfloor": "⌋",
+    "lceil": "⌈", "rceil": "⌉", "top": "ᵀ", "partial": "∂", "nabla": "∇", "propto": "∝",
+    "langle": "⟨", "rangle": "⟩", "odot": "⊙", "otimes": "⊗", "circ": "∘", "equiv": "≡",
+}  # fmt: skip
+TEX_DROP = r"left|right|big|Big|bigg|Bigg|displaystyle|textstyle|limits|nolimits|notag|nonumber"
+TEX_TEXT = r"text|mathrm|mathbf|mathit|mathsf|mathtt|boldsymbol|operatorname|textbf|textit|mbox"
+
+
+def tex_to_text(tex):
+    r"""Write a TeX formula as plain text a search snippet can show (no backslash, no braces).
+
+    Examples
+    --------
+    >>> tex_to_text(r"\(\theta_i = 10000^{-2i/d}\)")
+    'θ_i = 10000^(-2i/d)'
+    >>> tex_to_text(r"\[\mathrm{softmax}\left(\frac{q \cdot k}{\sqrt{d_k}}\right)\]")
+    'softmax((q · k)/(√(d_k)))'
+    >>> tex_to_text(r"-m_h\,|i-j|")
+    '-m_h |i-j|'
+    >>> tex_to_text(r"(a\cos\theta - b\sin\theta)")
+    '(a cos θ - b sin θ)'
+    """
+    text = re.sub(r"^\s*(\\\(|\\\[|\$\$?)|(\\\)|\\\]|\$\$?)\s*$", "", tex.strip())
+    text = re.sub(r"\\\\|&", " ", text)  # the line breaks and columns of an aligned block
+    text = re.sub(r"\\(?:,|;|:|!| |quad|qquad)", " ", text)
+    text = re.sub(rf"\\(?:{TEX_DROP})\b", "", text)
+    inner = r"\{((?:[^{}]|\{[^{}]*\})*)\}"
+    for _ in range(4):  # nested constructs, innermost first
+        text = re.sub(rf"\\(?:{TEX_TEXT})\s*{inner}", r"\1", text)
+        text = re.sub(rf"\\frac\s*{inner}\s*{inner}", r"(\1)/(\2)", text)
+        text = re.sub(rf"\\sqrt\s*{inner}", r"√(\1)", text)
+        text = re.sub(
+            r"([_^])\{([^{}]*)\}",
+            lambda m: m[1] + (m[2] if re.fullmatch(r"\w+", m[2]) else f"({m[2]})"),
+            text,
+        )
+    # a symbol for a symbol's name; a function's name (\cos, \log) as a word of its own
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: TEX_NAMES.get(m[1], f" {m[1]} "), text)
+    text = re.sub(r"\\(.)", r"\1", text)  # \{ \} \% \_ ...
+    text = text.replace("{", "").replace("}", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+class _SearchText(HTMLParser):
+    """Stream a built page down to its article's text (see `search_page`)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.out, self.stack, self.started, self.done = [], [], False, False
+        self.skip = None  # depth of the element being left out
+        self.math = None  # depth of the math element being collected, and its text
+        self.tex = []
+
+    def handle_starttag(self, tag, attrs):
+        if self.done or tag in VOID_TAGS:
+            return
+        attrs = dict(attrs)
+        classes = set((attrs.get("class") or "").split())
+        if not self.started:
+            if tag == "article" and "bd-article" in classes:
+                self.started = True
+                self.stack.append((tag, False))
+                self.out.append('<div role="main">')
+            return
+        depth = len(self.stack)
+        if self.skip is not None or self.math is not None:
+            self.stack.append((tag, False))
+            return
+        if tag in SEARCH_SKIP_TAGS or classes & SEARCH_SKIP_CLASSES:
+            self.skip = depth
+            self.stack.append((tag, False))
+            return
+        if "math" in classes:
+            self.math, self.tex = depth, []
+        ident = attrs.get("id")
+        if ident:
+            self.out.append(f'<div id="{html.escape(ident)}">')
+        elif tag in BLOCK_TAGS:
+            self.out.append(" ")
+        self.stack.append((tag, bool(ident)))
+
+    def handle_endtag(self, tag):
+        if not self.started or self.done or tag in VOID_TAGS:
+            return
+        while self.stack:
+            open_tag, wrote = self.stack.pop()
+            depth = len(self.stack)
+            if self.skip == depth:
+                self.skip = None
+            if self.math == depth:
+                self.out.append(html.escape(tex_to_text("".join(self.tex)), quote=False))
+                self.math = None
+            if wrote:
+                self.out.append("</div>")
+            elif open_tag in BLOCK_TAGS:
+                self.out.append(" ")
+            if not self.stack:
+                self.out.append("</div>")
+                self.done = True
+            if open_tag == tag:
+                break
+
+    def handle_data(self, data):
+        if not self.started or self.done or self.skip is not None:
+            return
+        if self.math is not None:
+            self.tex.append(data)
+        else:
+            self.out.append(html.escape(re.sub(r"\s+", " ", data), quote=False))
+
+
+def search_page(page):
+    r"""Return the light copy of a built page that search snippets are cut from.
+
+    Its article only, as text: math written as text (`tex_to_text`), without the parts
+    `SEARCH_SKIP_CLASSES` names, and every element with an id kept as an empty ``<div id>``
+    around its text, so that a result's anchor finds its section.
+
+    Examples
+    --------
+    >>> search_page('<nav>menu</nav><article class="bd-article"><section id="s1"><h1>RoPE'
+    ...     '<a class="headerlink" href="#s1">#</a></h1><p class="posenc-launch">Binder</p>'
+    ...     r'<p>Turn by <span class="math">\(k\,\theta\)</span>.</p></section></article>')
+    '<div role="main"><div id="s1"> RoPE Turn by k θ. </div></div>'
+    """
+    parser = _SearchText()
+    parser.feed(page)
+    parser.close()
+    return re.sub(r"\s+", " ", "".join(parser.out))
+
+
+def write_search_pages(out):
+    """Write `search_page` of every page of the site ``out`` into ``out/_search/``.
+
+    Returns the bytes of the pages and of their light copies.
+    """
+    target = Path(out) / SEARCH_DIR
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    full = light = 0
+    for page in sorted(Path(out).glob("*.html")):
+        if page.name == "search.html":
+            continue
+        text = page.read_text(encoding="utf-8")
+        copy_ = search_page(text)
+        (target / page.name).write_text(copy_, encoding="utf-8")
+        full, light = full + len(text.encode()), light + len(copy_.encode())
+    return full, light
+
+
+def _on_doctree_read(app, doctree):
+    """Leave out of the search index what a reader never searches for.
+
+    The launch bar, the live explorers' state, the widget notes and the code cells' outputs.
+    """
+    from docutils import nodes
+
+    for node in doctree.findall(nodes.Element):
+        classes = set(node.get("classes", []))
+        leave_out = bool(classes & {"cell_output", "posenc-widget-note"})
+        if isinstance(node, nodes.raw):
+            leave_out = 'class="posenc-launch"' in node.astext() or "posenc-live" in node.astext()
+        if leave_out and "no-search" not in classes:
+            node["classes"].append("no-search")
+
+
 def _is_mathjax(script):
     filename = str(getattr(script, "filename", "") or "")
     body = str(getattr(script, "attributes", {}).get("body", ""))
@@ -611,7 +894,8 @@ def _on_page_assets(app, pagename, templatename, context, doctree):
     if "script_files" in context and not has_math:
         context["script_files"][:] = [s for s in context["script_files"] if not _is_mathjax(s)]
     if body:
-        context["body"] = link_figures(body)
+        # a path in a documented value (a module constant's repr), as readable_signature writes it
+        context["body"] = scroll_figures(link_figures(readable_signature(body)))
 
 
 def _on_docstring(app, what, name, obj, options, lines):
@@ -652,8 +936,10 @@ def _on_build_finished(app, exception):
         return
     for page in Path(app.outdir).glob("*.html"):
         text = page.read_text(encoding="utf-8")
-        if SIDEBAR_TAG in text:
-            page.write_text(sidebar_as_landmark(text), encoding="utf-8")
+        changed = explorer_skip_link(sidebar_as_landmark(text))
+        if changed != text:
+            page.write_text(changed, encoding="utf-8")
+    write_search_pages(app.outdir)
     from importlib.metadata import distribution
 
     from sphinx.util import logging
@@ -723,6 +1009,7 @@ def setup(app):
 
     app.add_directive("chapter-map", ChapterMap)
     app.connect("source-read", _on_source_read)
+    app.connect("doctree-read", _on_doctree_read)
     app.connect("autodoc-process-docstring", _on_docstring, priority=400)
     app.connect("env-merge-info", _on_env_merge)
     app.connect("html-page-context", _on_page_context, priority=510)

@@ -1,19 +1,30 @@
-// posenc site: display math too wide for the column scrolls in a box a keyboard can reach.
-// A box that scrolls sideways gets tabindex=0 and a name (axe-core: scrollable-region-focusable);
-// one that fits loses them again, so a wide screen has no extra tab stops. Runs once MathJax has
+// posenc site: display math and figures too wide for the column scroll in a box a keyboard can
+// reach. A box that scrolls sideways gets tabindex=0 and a name (axe-core:
+// scrollable-region-focusable); one that fits loses them again, so a wide screen has no extra tab
+// stops. A figure's box (sitetools.scroll_figures) is a named region, numbered so that no two have
+// the same name, and shows its "scroll sideways" hint while it scrolls. Runs once MathJax has
 // typeset the page (pages without math load no MathJax) and again when the window is resized.
 (() => {
+  const scrollable = (box, role, label) => {
+    const wide = box.scrollWidth > box.clientWidth + 1;
+    if (wide) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", role);
+      box.setAttribute("aria-label", label);
+    } else if (box.getAttribute("tabindex") === "0") {
+      box.removeAttribute("tabindex");
+      box.removeAttribute("role");
+      box.removeAttribute("aria-label");
+    }
+    return wide;
+  };
   const mark = () => {
     document.querySelectorAll('div.math, mjx-container[display="true"]').forEach((box) => {
-      if (box.scrollWidth > box.clientWidth + 1) {
-        box.setAttribute("tabindex", "0");
-        box.setAttribute("role", "group");
-        box.setAttribute("aria-label", "equation, scrolls sideways");
-      } else if (box.getAttribute("tabindex") === "0") {
-        box.removeAttribute("tabindex");
-        box.removeAttribute("role");
-        box.removeAttribute("aria-label");
-      }
+      scrollable(box, "group", "equation, scrolls sideways");
+    });
+    document.querySelectorAll(".posenc-figure-scroll").forEach((box, n) => {
+      const label = `Figure ${n + 1}, wider than the screen: scroll sideways to see all of it`;
+      box.parentElement.classList.toggle("posenc-scrolls", scrollable(box, "region", label));
     });
   };
   const start = () => {
@@ -27,6 +38,24 @@
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
+})();
+
+// Search snippets: Sphinx's search downloads each result's whole page to cut a snippet from it
+// (the API page alone is 0.8 MB). The build writes a light copy of every page's text,
+// _search/NAME.html (sitetools.search_page: no launch bar, outputs or TeX source), and the search
+// page fetches that instead; the result still links to the page itself.
+(() => {
+  if (!/(^|\/)search\.html$/.test(window.location.pathname)) return;
+  const root = new URL(document.documentElement.dataset.content_root || "./", window.location.href);
+  const fetchPage = window.fetch.bind(window);
+  window.fetch = (resource, options) => {
+    const url = new URL(typeof resource === "string" ? resource : resource.url, window.location.href);
+    const name = url.href.startsWith(root.href) ? url.href.slice(root.href.length) : "";
+    if (/^[\w.-]+\.html$/.test(name) && name !== "search.html") {
+      return fetchPage(new URL(`_search/${name}`, root).href, options);
+    }
+    return fetchPage(resource, options);
+  };
 })();
 
 // Search snippets: Sphinx looks for the *stemmed* query ("rotari") in a page's text, finds nothing
