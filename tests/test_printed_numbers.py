@@ -72,6 +72,8 @@ EXEMPT = {
         "79.25": "Press et al. (2022), published rotary perplexity at 15,512 tokens, cited",
         "0.1": "a constant of YaRN's temperature formula, sqrt(1/t) = 0.1 ln s + 1",
         "3.4.3": "a section number of the RoFormer paper",
+        "3.3": "a model's version number (Llama 3.3)",
+        "3.4.2": "a section number of Dubey et al. (2024)",
     },
     "05": {
         "2.1": "a section number of Raffel et al. (2020)",
