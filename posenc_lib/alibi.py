@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-from ._checks import check_int
+from ._checks import check_array, check_int, described
+from ._limits import check_memory
 
 
 def _geometric_slopes(n):
@@ -49,7 +50,7 @@ def alibi_slopes(n_heads):
     return np.concatenate([slopes, extra])
 
 
-def alibi_bias(seq_len, n_heads):
+def alibi_bias(seq_len, n_heads, *, slopes=None):
     """Return the (n_heads, T, T) bias -slope_h * |i - j|.
 
     Pass head h's slice as ``self_attention(..., bias=bias[h])``; the causal mask stays separate.
@@ -60,11 +61,20 @@ def alibi_bias(seq_len, n_heads):
         Number of positions T.
     n_heads : int
         Number of heads, each with its slope from `alibi_slopes`.
+    slopes : array_like, shape (n_heads,), optional
+        Other slopes than `alibi_slopes`'s, one positive finite number per head: an
+        intervention (chapter 6 gives a one-head model the slope of a steeper head).
 
     Returns
     -------
     ndarray, shape (n_heads, seq_len, seq_len)
         Entry (h, i, j) is -m_h * |i - j|: 0 on the diagonal, more negative further away.
+
+    Raises
+    ------
+    ValueError
+        If the bias would need more memory than the machine has (it says how much), or
+        ``slopes`` does not hold ``n_heads`` positive numbers.
 
     Examples
     --------
@@ -75,8 +85,27 @@ def alibi_bias(seq_len, n_heads):
     array([[ 0. , -0.5, -1. ],
            [-0.5,  0. , -0.5],
            [-1. , -0.5,  0. ]])
+    >>> alibi_bias(3, 1, slopes=[0.5])[0, 0]
+    array([ 0. , -0.5, -1. ])
     """
-    seq_len = check_int("alibi_bias", "seq_len", seq_len, minimum=0)
-    n_heads = check_int("alibi_bias", "n_heads", n_heads, minimum=1)
-    distance = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])
-    return 0.0 - alibi_slopes(n_heads)[:, None, None] * distance  # 0.0 - avoids printing -0.
+    func = "alibi_bias"
+    seq_len = check_int(func, "seq_len", seq_len, minimum=0)
+    n_heads = check_int(func, "n_heads", n_heads, minimum=1)
+    if slopes is not None:
+        slopes = check_array(func, "slopes", slopes, ndim=1)
+        if slopes.shape != (n_heads,) or np.any(slopes <= 0):
+            raise ValueError(
+                f"{func}: slopes must hold n_heads={n_heads} positive numbers, one per head, "
+                f"got {described(slopes, slopes)}"
+            )
+    # the (T, T) distances and the (H, T, T) bias, in float64
+    check_memory(
+        func,
+        8 * (n_heads + 1) * seq_len * seq_len,
+        f"seq_len={seq_len} and n_heads={n_heads} (the ({n_heads}, {seq_len}, {seq_len}) bias "
+        f"and the ({seq_len}, {seq_len}) distances)",
+    )
+    slopes = alibi_slopes(n_heads) if slopes is None else slopes
+    positions = np.arange(seq_len, dtype=np.float64)
+    distance = np.abs(positions[:, None] - positions[None, :])
+    return 0.0 - slopes[:, None, None] * distance  # 0.0 - avoids printing -0.

@@ -99,6 +99,9 @@ class ModelConfig:
         Distances from here on share T5's last bucket.
     bos : bool
         Put a start token before every sequence.
+    alibi_slopes : tuple of float, optional
+        ALiBi's slopes, one per head, in place of `~posenc_lib.alibi.alibi_slopes`'s: an
+        intervention (None: the recipe's). Only for scheme "alibi".
 
     Examples
     --------
@@ -128,6 +131,7 @@ class ModelConfig:
     t5_buckets: int = 16  # T5 uses 32 buckets up to distance 128 for 512-token inputs; scaled
     t5_max_distance: int = 32  # ... so that training at 32 tokens reaches every bucket
     bos: bool = False  # put a start token before every sequence
+    alibi_slopes: tuple | None = None  # ALiBi's slopes, one per head (None: the recipe's)
 
     def __post_init__(self):
         """Check every field, so a bad configuration fails where it is written."""
@@ -168,6 +172,19 @@ class ModelConfig:
                 f"ModelConfig: RoPE needs an even head width, got d_model / n_heads = "
                 f"{self.d_model // self.n_heads}"
             )
+        if self.alibi_slopes is not None:
+            if self.scheme != "alibi":
+                raise ValueError(
+                    f"ModelConfig: alibi_slopes are for scheme 'alibi' only, got alibi_slopes="
+                    f"{short(self.alibi_slopes)} with scheme {self.scheme!r}"
+                )
+            slopes = check_array("ModelConfig", "alibi_slopes", self.alibi_slopes, ndim=1)
+            if slopes.shape != (self.n_heads,) or np.any(slopes <= 0):
+                raise ValueError(
+                    f"ModelConfig: alibi_slopes must hold n_heads={self.n_heads} positive "
+                    f"numbers, one per head, got {described(self.alibi_slopes, slopes)}"
+                )
+            object.__setattr__(self, "alibi_slopes", tuple(float(v) for v in slopes))
 
     @property
     def head_dim(self):
@@ -333,7 +350,7 @@ def _rope_rotation(config, t):
 
 def _alibi_bias(params, config, t):
     """Biasing the scores: ALiBi's fixed (H, T, T) penalty."""
-    return alibi_bias(t, config.n_heads).astype(DTYPE)
+    return alibi_bias(t, config.n_heads, slopes=config.alibi_slopes).astype(DTYPE)
 
 
 def _t5_bias(params, config, t):

@@ -77,7 +77,7 @@ VALID = {
         "causal": True,
     },
     "alibi_slopes": {"n_heads": 8},
-    "alibi_bias": {"seq_len": 3, "n_heads": 2},
+    "alibi_bias": {"seq_len": 3, "n_heads": 2, "slopes": [0.5, 0.25]},
     "frequencies": {"d_model": 8, "base": 100.0},
     "sinusoidal_positions": {"seq_len": 4, "d_model": 8, "base": 100.0, "dtype": np.float32},
     "shift_matrix": {"k": 1.0, "d_model": 4, "base": 100.0},
@@ -239,6 +239,7 @@ VALID = {
         "t5_buckets": 8,
         "t5_max_distance": 16,
         "bos": True,
+        "alibi_slopes": None,  # ALiBi's only: a RoPE model refuses any
     },
     # methods, called through their instance
     "LearnedPositions.__call__": {"seq_len": 3},
@@ -547,7 +548,7 @@ BOUNDS = [
     ("log_softmax", "axis", -1, -2, {}),
     ("alibi_slopes", "n_heads", 1, 0, {}),
     ("alibi_bias", "seq_len", 0, -1, {}),
-    ("alibi_bias", "n_heads", 1, 0, {}),
+    ("alibi_bias", "n_heads", 1, 0, {"slopes": None}),
     ("frequencies", "d_model", 1, 0, {}),
     ("frequencies", "base", 1.0001, 1.0, {}),
     ("sinusoidal_positions", "seq_len", 0, -1, {}),
