@@ -1,304 +1,74 @@
-"""Figures of the course.
+"""Figures of the course: the drawings.
 
 Each function draws into a given Axes and returns its artists, so notebooks compose them and widgets
-update them in place. No math lives here.
+update them in place. No math lives here, and no look: the house style, the palette, each scheme's
+look and the PNG a notebook shows are `posenc_lib.style`'s (imported here too, so a chapter's setup
+cell reads ``from posenc_lib.plots import heatmap, use_house_style``).
 
-One house style for every figure (`use_house_style`): the Okabe-Ito colour-blind-safe palette,
-and every series also differs by marker and line style, so no figure depends on colour alone;
-heatmaps antialiased when they have more rows than pixels, and a colorbar that says what it
-means; legends off the data. `style_problems` checks a finished figure against those rules, and
-with ``POSENC_CHECK_FIGURES=1`` (set by `make test`) every ``plt.show()`` checks its figure.
-
-In a notebook, figures are drawn at twice their shown size (`figure_png`): a PNG with two image
-pixels per CSS pixel, whose output metadata tells JupyterLab and the website (myst-nb writes it as
-the ``<img>``'s width and height) to show it at its 1x size, so it stays sharp on a phone, on a
-high-density screen and when zoomed.
+The sweeps of chapters 6 and 7 are drawn by `plot_results` (a metric against the evaluation length,
+one line per scheme) and `plot_position_curves` (a metric along the query positions), over each
+study task's honest floors (`draw_floors`).
 """
 
-import base64
-import io
-import os
 from functools import lru_cache
 
 import numpy as np
 
-from ._checks import check_choice, check_int
-from .sweep import binned_curves, names, one_config, select, summarize
+from ._checks import check_bool, check_choice, check_int, check_real, short
+from ._limits import check_sequence
+from .records import (
+    bin_positions,
+    binned_curves,
+    check_criteria,
+    check_records,
+    group_summary,
+    in_region,
+    names,
+    one_config,
+    select,
+)
+from .style import (  # noqa: F401 (the house style, read from here by the chapters and widgets)
+    DENSITY,
+    LINESTYLES,
+    MARKERS,
+    PALETTE,
+    SCHEME_STYLES,
+    figure_png,
+    legend_outside,
+    notebook_png,
+    scheme_style,
+    series_style,
+    style_problems,
+    use_house_style,
+)
 from .tasks import TASKS, chance_level, chance_levels, position_free_levels, position_free_scores
 
-# Okabe and Ito's palette: distinguishable with every common colour-vision deficiency.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)))
+_notebook_png = notebook_png  # the name tests/test_course_files.py reads (style.notebook_png)
 
 
-def series_style(k, n_points=None):
-    """Colour, marker and line style of series ``k``: two series never differ by colour alone.
-
-    Parameters
-    ----------
-    k : int
-        The series' index in its plot.
-    n_points : int, optional
-        How many points the series has; a long series gets a marker on about 10 of them.
-
-    Returns
-    -------
-    dict
-        Keyword arguments for ``Axes.plot``.
-
-    Examples
-    --------
-    >>> series_style(1)["marker"], series_style(1)["linestyle"]
-    ('s', '--')
-    >>> series_style(0, n_points=1000)["markevery"]
-    100
-    """
-    style = {
-        "color": PALETTE[k % len(PALETTE)],
-        "marker": MARKERS[k % len(MARKERS)],
-        "linestyle": LINESTYLES[k % len(LINESTYLES)],
-        "markersize": 4,
-    }
-    if n_points is not None and n_points > 20:
-        style["markevery"] = max(1, n_points // 10)
-    return style
-
-
-def use_house_style():
-    """Set matplotlib's defaults to the course's style (every notebook's setup cell calls this).
-
-    Series drawn with plain ``ax.plot`` cycle through `PALETTE`, `MARKERS` and `LINESTYLES`
-    together. With the environment variable ``POSENC_CHECK_FIGURES=1``, ``plt.show()`` first
-    checks the figure with `style_problems` and raises ValueError listing what is wrong. Under
-    IPython (a notebook), figures are shown as `figure_png` draws them: twice as many pixels as
-    the figure's ``figure.dpi`` of 72 gives, shown at the 1x size.
-
-    Returns
-    -------
-    None
-        matplotlib's ``rcParams`` are changed in place.
-
-    Examples
-    --------
-    >>> import matplotlib.pyplot as plt
-    >>> use_house_style()
-    >>> plt.rcParams["lines.markersize"]
-    4.0
-    """
-    import matplotlib.pyplot as plt
-    from cycler import cycler
-
-    plt.rcParams.update(
-        {
-            "figure.dpi": 72,
-            "figure.figsize": (9, 3.2),
-            "axes.prop_cycle": cycler(color=PALETTE)
-            + cycler(marker=MARKERS)
-            + cycler(linestyle=LINESTYLES),
-            "lines.markersize": 4,
-            "image.interpolation": "antialiased",
-            "legend.fontsize": "small",
-            "legend.framealpha": 0.9,
-        }
-    )
-    if os.environ.get("POSENC_CHECK_FIGURES") == "1" and not hasattr(plt.show, "checked"):
-        show = plt.show
-
-        def checked_show(*args, **kwargs):
-            for number in plt.get_fignums():
-                problems = style_problems(plt.figure(number))
-                if problems:
-                    raise ValueError("figure breaks the house style: " + "; ".join(problems))
-            return show(*args, **kwargs)
-
-        checked_show.checked = True
-        plt.show = checked_show
-    _show_figures_sharp()
-
-
-DENSITY = 2  # image pixels per CSS pixel of a notebook's static figure
-
-
-def figure_png(fig, *, density=DENSITY):
-    """Draw ``fig`` as a PNG at ``density`` times its dpi, and say at what size to show it.
-
-    The figure is cropped to its drawn content (``bbox_inches="tight"``, as Jupyter's inline
-    backend does) and keeps its background; an opaque figure is saved as a palette of 256
-    colours, a transparent one as drawn.
-    The shown size is the PNG's size divided by ``density``, rounded down, so the image has at
-    least ``density`` pixels per shown pixel.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure; its ``dpi`` says how many CSS pixels an inch is shown as (72 in the house
-        style).
-    density : int
-        Image pixels per shown pixel, 1 to 4 (2: sharp on high-density screens and zoomed in).
-
-    Returns
-    -------
-    png : bytes
-        The image.
-    shown : tuple of int
-        ``(width, height)`` at which to show it, in CSS pixels.
-
-    Examples
-    --------
-    >>> from matplotlib.figure import Figure
-    >>> fig = Figure(figsize=(2, 1), dpi=72)
-    >>> _ = fig.add_subplot().plot([0, 1], [0, 1])
-    >>> png, shown = figure_png(fig)
-    >>> (width, height), (shown_width, shown_height) = _png_size(png), shown
-    >>> png[1:4], shown_width <= 2 * 72, width >= 2 * shown_width, height >= 2 * shown_height
-    (b'PNG', True, True, True)
-    """
-    from matplotlib.figure import Figure
-    from PIL import Image
-
-    if not isinstance(fig, Figure):
-        raise TypeError(f"figure_png: fig must be a matplotlib Figure, got {type(fig).__name__}")
-    density = check_int("figure_png", "density", density, minimum=1)
-    if density > 4:
-        raise ValueError(f"figure_png: density must be 1 to 4, got {density}")
-    drawn = io.BytesIO()
-    fig.canvas.print_figure(
-        drawn,
-        format="png",
-        dpi=fig.dpi * density,
-        bbox_inches="tight",
-        facecolor=fig.get_facecolor(),
-        edgecolor=fig.get_edgecolor(),
-    )
-    image = Image.open(drawn)
-    if image.mode == "RGBA" and image.getchannel("A").getextrema() == (255, 255):
-        # An opaque figure: 256 colours (median cut keeps the white and the colormaps' steps)
-        # make the PNG about 2.4 times smaller, which keeps a 2x figure near its 1x bytes.
-        image = image.convert("RGB").quantize(colors=256)
-    buffer = io.BytesIO()
-    image.save(buffer, format="png", optimize=True)  # no text chunks: no matplotlib version
-    width, height = image.size
-    return buffer.getvalue(), (width // density, height // density)
-
-
-def _png_size(png):
-    """Return the ``(width, height)`` in pixels a PNG's header states."""
-    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-
-
-def _notebook_png(fig):
-    """IPython's PNG formatter for figures: `figure_png`, with the size to show it at."""
-    if not fig.axes and not fig.lines:  # as IPython: an empty figure shows nothing
-        return None
-    png, (width, height) = figure_png(fig)
-    return base64.b64encode(png).decode("ascii"), {"width": width, "height": height}
-
-
-def _show_figures_sharp():
-    """Under IPython, show every matplotlib figure through `_notebook_png` (2x, shown at 1x)."""
+def _check_matrix(func, matrix):
+    """Return ``matrix`` as an array if it is 2-d and numeric (NaN allowed: drawn blank)."""
     try:
-        from IPython import get_ipython
-    except ImportError:  # plain Python: figures are saved or shown by a GUI backend
-        return
-    shell = get_ipython()
-    if shell is None or not hasattr(shell, "display_formatter"):
-        return
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    if "inline" not in matplotlib.get_backend():
-        return  # another backend (a GUI, ipympl) shows figures its own way
-    # Load Jupyter's inline backend now (matplotlib loads it with the first figure): loading it
-    # sets its own PNG formatter, which would replace this one.
-    import matplotlib_inline.backend_inline  # noqa: F401
-
-    shell.display_formatter.formatters["image/png"].for_type(Figure, _notebook_png)
+        array = np.asarray(matrix, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{func}: matrix must be a 2-d array of numbers, got {short(matrix)}"
+        ) from None
+    if array.ndim != 2 or 0 in array.shape:
+        raise ValueError(
+            f"{func}: matrix must be a 2-d array (rows, columns) with at least one of each, got "
+            f"shape {array.shape}"
+        )
+    return np.asarray(matrix)  # as given: an integer matrix stays one
 
 
-def legend_outside(ax, **kwargs):
-    """Put a legend to the right of the axes, off the data, and return it.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        The axes whose labelled artists the legend lists.
-    **kwargs
-        Passed on to ``Axes.legend``.
-
-    Returns
-    -------
-    matplotlib.legend.Legend
-
-    Examples
-    --------
-    >>> from matplotlib.figure import Figure
-    >>> ax = Figure().add_subplot()
-    >>> _ = ax.plot([0, 1], label="a")
-    >>> legend_outside(ax).get_texts()[0].get_text()
-    'a'
-    """
-    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kwargs)
-
-
-def style_problems(fig):
-    """Return what in a finished figure breaks the house style (an empty list when nothing does).
-
-    Checked: two labelled series in one axes that differ by colour alone (same marker and same
-    line style); an image (heatmap) with no colorbar for it or for an image of the same colormap
-    and limits; a legend whose box covers a plotted data point.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> from matplotlib.figure import Figure
-    >>> fig = Figure()
-    >>> ax = fig.add_subplot()
-    >>> _ = ax.plot([0, 1], [0, 1], "-", label="a"), ax.plot([0, 1], [1, 0], "-", label="b")
-    >>> style_problems(fig)
-    ["axes 0: series 'a' and 'b' differ by colour alone"]
-    """
-    fig.draw_without_rendering()  # lay the figure out (limits, legend) without drawing pixels
-    problems = []
-    images = [im for ax in fig.axes for im in ax.images]
-    with_bar = [im for im in images if getattr(im, "colorbar", None) is not None]
-    for index, ax in enumerate(fig.axes):
-        lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
-        for n, first in enumerate(lines):
-            for second in lines[n + 1 :]:
-                same_marker = first.get_marker() == second.get_marker()
-                same_style = first.get_linestyle() == second.get_linestyle()
-                if same_marker and same_style:
-                    problems.append(
-                        f"axes {index}: series {first.get_label()!r} and {second.get_label()!r} "
-                        f"differ by colour alone"
-                    )
-        for image in ax.images:
-            shared = any(
-                other.get_cmap().name == image.get_cmap().name
-                and other.get_clim() == image.get_clim()
-                for other in with_bar
-            )
-            if not shared:
-                problems.append(f"axes {index}: a heatmap has no colorbar")
-        legend = ax.get_legend()
-        if legend is not None and legend.get_visible():
-            box = legend.get_window_extent()
-            for line in ax.get_lines():
-                if not line.get_visible() or line.get_label().startswith("_"):
-                    continue
-                x, y = ax.transData.transform(np.asarray(line.get_xydata(), dtype=float)).T
-                inside = (x > box.x0) & (x < box.x1) & (y > box.y0) & (y < box.y1)
-                if np.any(inside):
-                    problems.append(f"axes {index}: the legend covers data of {line.get_label()!r}")
-    return problems
+def _check_limits(func, vmin, vmax):
+    """Return the colour limits as floats (or None), refusing vmin > vmax."""
+    vmin = None if vmin is None else check_real(func, "vmin", vmin)
+    vmax = None if vmax is None else check_real(func, "vmax", vmax)
+    if vmin is not None and vmax is not None and vmin > vmax:
+        raise ValueError(f"{func}: vmin must be <= vmax, got vmin={vmin:g} and vmax={vmax:g}")
+    return vmin, vmax
 
 
 def heatmap(
@@ -350,7 +120,9 @@ def heatmap(
     >>> image.get_array().shape
     (3, 3)
     """
-    matrix = np.asarray(matrix)
+    func = "heatmap"
+    matrix = _check_matrix(func, matrix)
+    vmin, vmax = _check_limits(func, vmin, vmax)
     image = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="antialiased")
     if labels is not None:
         set_token_ticks(ax, labels)
@@ -400,7 +172,21 @@ def category_heatmap(ax, matrix, names, *, cmap="cividis", colorbar=None, **opti
     from matplotlib import colormaps
     from matplotlib.colors import ListedColormap
 
+    func = "category_heatmap"
+    if isinstance(names, str) or not hasattr(names, "__len__") or len(names) == 0:
+        raise TypeError(f"{func}: names must be a non-empty sequence of labels, got {short(names)}")
     n = len(names)
+    codes = _check_matrix(func, matrix).astype(float)
+    bad = (codes != np.round(codes)) | (codes < 0) | (codes >= n)
+    if np.any(bad):
+        index = tuple(np.argwhere(bad)[0].tolist())
+        raise ValueError(
+            f"{func}: matrix must hold category codes 0..{n - 1} (one per name), got "
+            f"{codes[index]:g} at index {index}"
+        )
+    for key in ("vmin", "vmax"):
+        if key in options:
+            raise TypeError(f"{func}: {key} is set by the categories, not passed")
     colours = ListedColormap(colormaps[cmap](np.linspace(0, 1, n)))
     image = heatmap(ax, matrix, cmap=colours, vmin=-0.5, vmax=n - 0.5, **options)
     bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, ticks=np.arange(n), label=colorbar)
@@ -759,60 +545,6 @@ def set_rope_arrows(arrows, q, k, q_rotated, k_rotated):
 
 
 # -- the sweeps of chapters 6 and 7 --------------------------------------------------------------
-
-
-# One look per scheme in every figure of chapters 6 to 8: its own colour (Okabe and Ito), marker and
-# line style, so no two schemes differ by one of them alone. T5 is black with a filled plus and dense
-# dashes (far from sinusoidal's orange, and unlike the grey dash-dotted floor lines with crosses);
-# the learned table, often a single point, is drawn hollow.
-SCHEME_STYLES = {
-    "none": {"color": "#56B4E9", "marker": "o", "linestyle": ":"},
-    "sinusoidal": {"color": "#E69F00", "marker": "s", "linestyle": "-"},
-    "learned": {"color": "#009E73", "marker": "^", "linestyle": "--", "markerfacecolor": "none"},
-    "rope": {"color": "#CC79A7", "marker": "D", "linestyle": "--"},
-    "alibi": {"color": "#0072B2", "marker": "v", "linestyle": "-"},
-    "t5": {"color": "#000000", "marker": "P", "linestyle": (0, (5, 1))},
-}
-
-
-def scheme_style(scheme, n=0, *, n_points=None):
-    """One scheme's colour, marker and line style, the same in every figure of the course.
-
-    Parameters
-    ----------
-    scheme : str
-        A scheme of `SCHEME_STYLES` (others are styled as series ``n``, `series_style`).
-    n : int
-        The series index to use for a scheme the table does not know.
-    n_points : int, optional
-        How many points the series has; a long series gets a marker on about 12 of them.
-
-    Returns
-    -------
-    dict
-        Keyword arguments for ``Axes.plot`` (markers 5 points wide).
-
-    Examples
-    --------
-    >>> style = scheme_style("t5")
-    >>> style["color"], style["marker"], style["linestyle"]
-    ('#000000', 'P', (0, (5, 1)))
-    >>> scheme_style("alibi", n_points=1024)["markevery"]
-    85
-    >>> len({(s["color"], s["marker"]) for s in map(scheme_style, SCHEME_STYLES)})
-    6
-    >>> scheme_style("xpos", 1) == series_style(1)
-    True
-    """
-    if scheme not in SCHEME_STYLES:
-        return series_style(n)
-    style = {"markersize": 5, **SCHEME_STYLES[scheme]}
-    if n_points is not None and n_points > 12:
-        style["markevery"] = max(1, n_points // 12)
-    return style
-
-
-# What each metric of the sweeps' records is called on an axis, and what a position holds.
 METRIC_LABELS = {
     "accuracy": ("accuracy", "tokens"),
     "loss": ("loss (nats/token)", "tokens"),
@@ -886,9 +618,17 @@ def draw_floors(ax, task_name, *, lengths=None, train_len=None, length=None, bin
     ['chance', 'best position-free rule']
     >>> plt.close("all")
     """
-    task = TASKS[check_choice("draw_floors", "task_name", task_name, tuple(TASKS))]()
+    func = "draw_floors"
+    task = TASKS[check_choice(func, "task_name", task_name, tuple(TASKS))]()
+    if (lengths is None) == (length is None):
+        raise ValueError(
+            f"{func}: give either lengths= (with train_len=) or length=, got lengths="
+            f"{short(lengths)} and length={short(length)}"
+        )
     if lengths is not None:  # both floors on the sequences the study scores every model on
-        key = (task_name, tuple(int(x) for x in lengths), int(train_len))
+        lengths = check_sequence(func, "lengths", lengths, minimum=1)
+        train_len = check_int(func, "train_len", train_len, minimum=1)
+        key = (task_name, tuple(lengths), train_len)
         chance = _chance_levels(*key)
         artists = ax.plot(
             list(chance), list(chance.values()), label="chance", zorder=1, **FLOOR_STYLES["chance"]
@@ -896,15 +636,14 @@ def draw_floors(ax, task_name, *, lengths=None, train_len=None, length=None, bin
         levels = _floor_levels(*key)
         xs, ys = list(levels), list(levels.values())
     else:
+        length = check_int(func, "length", length, minimum=1)
+        bin_width = check_int(func, "bin_width", bin_width, minimum=1)
+        if bin_width > length:
+            raise ValueError(f"{func}: bin_width must be at most length={length}, got {bin_width}")
         artists = [
             ax.axhline(chance_level(task), label="chance", zorder=1, **FLOOR_STYLES["chance"])
         ]
-        totals, counts = _floor_curve(task_name, int(length))
-        n_bins = len(totals) // bin_width
-        t = totals[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
-        c = counts[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
-        xs = np.arange(n_bins) * bin_width + (bin_width - 1) / 2
-        ys = np.where(c > 0, t / np.maximum(c, 1), np.nan)
+        xs, ys = bin_positions(*_floor_curve(task_name, length), bin_width)
     style = FLOOR_STYLES["position-free rule"]
     if length is not None:
         style = {**style, "markevery": 4}
@@ -945,7 +684,7 @@ def plot_results(
         Draw each study task's chance level, best position-free rule and best possible loss
         (`draw_floors`); tasks that are not chapter 6's are left alone.
     **criteria
-        Further selection of the records (e.g. ``mode="sliding"``), by `~posenc_lib.sweep.select`.
+        Further selection of the records (e.g. ``mode="sliding"``), by `~posenc_lib.records.select`.
 
     Returns
     -------
@@ -965,25 +704,37 @@ def plot_results(
     """
     import matplotlib.pyplot as plt
 
-    check_choice("plot_results", "region", region, ("all", "unseen"))
-    config = one_config(records, config, "plot_results")
+    func = "plot_results"
+    check_choice(func, "region", region, ("all", "unseen"))
+    check_bool(func, "legend", legend)
+    check_bool(func, "floors", floors)
+    records = check_records(
+        func, records, fields=("task", "scheme", "train_len", "eval_len", "metric", "value")
+    )
+    check_criteria(func, records, criteria, values=True)
+    config = one_config(records, config, func)
     rows = select(records, config=config, region=None, **criteria)
+    if not rows:
+        raise ValueError(f"{func}: no record matches config={config!r} and {criteria}")
+    train_lens = names(rows, "train_len")
+    if len(train_lens) > 1:
+        raise ValueError(f"{func}: the records hold several training lengths {train_lens}")
     by = ("task", "scheme", "eval_len")
-    everywhere = summarize(rows, by, region="all")
-    region_summary = summarize(rows, by, region=region)
-    train_len = rows[0]["train_len"]
+    summary = group_summary(in_region(rows, region), by, region=None)
+    train_len = train_lens[0]
     tasks, schemes = names(rows, "task"), names(rows, "scheme")
     lengths = sorted({r["eval_len"] for r in rows})
     metric = {r["task"]: r["metric"] for r in rows}
     if axes is None:
         _, axes = plt.subplots(1, len(tasks), figsize=(4 * len(tasks), 3.4), layout="constrained")
     axes = np.atleast_1d(axes)
-    for ax, task in zip(axes, tasks, strict=True):
+    if axes.size != len(tasks):
+        raise ValueError(
+            f"{func}: axes must hold one Axes per task ({len(tasks)}: {tasks}), got {axes.size}"
+        )
+    for ax, task in zip(axes.ravel(), tasks, strict=True):
         for n, scheme in enumerate(schemes):
-            points = [
-                (x, (everywhere if x == train_len else region_summary).get((task, scheme, x)))
-                for x in lengths
-            ]
+            points = [(x, summary.get((task, scheme, x))) for x in lengths]
             points = [(x, v) for x, v in points if v is not None]
             if not points:
                 continue
@@ -1012,7 +763,7 @@ def plot_results(
             if region == "all"
             else f"{what}\n(at {train_len}: all positions; later: >= {train_len})"
         )
-        ax.set_title(task)
+    ax.set_title(task)
     if legend:
         legend_outside(axes[-1])
     return axes
@@ -1055,14 +806,33 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None, flo
     """
     import matplotlib.pyplot as plt
 
-    bin_width = check_int("plot_position_curves", "bin_width", bin_width, minimum=1)
+    func = "plot_position_curves"
+    check_bool(func, "floors", floors)
+    curves = check_records(
+        func,
+        curves,
+        name="curves",
+        fields=("task", "scheme", "train_len", "eval_len", "metric", "totals", "counts"),
+    )
+    check_criteria(func, curves, {"task": task}, values=True)
     rows = select(curves, task=task, region=None)
-    config = one_config(rows, config, "plot_position_curves")
+    config = one_config(rows, config, func)
     rows = select(rows, config=config, region=None)
+    if not rows:
+        raise ValueError(f"{func}: no curve of task={task!r} has config={config!r}")
+    for key in ("eval_len", "train_len"):
+        if len(names(rows, key)) > 1:
+            raise ValueError(f"{func}: the curves hold several {key} {names(rows, key)}")
+    bin_width = check_int(func, "bin_width", bin_width, minimum=1)
+    if bin_width > rows[0]["eval_len"]:
+        raise ValueError(
+            f"{func}: bin_width must be at most the {rows[0]['eval_len']} positions, got "
+            f"{bin_width}"
+        )
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
     for n, scheme in enumerate(names(rows, "scheme")):
-        x, mean, low, high = binned_curves(select(rows, scheme=scheme), bin_width=bin_width)
+        x, mean, low, high = binned_curves(rows, scheme=scheme, bin_width=bin_width)
         style = scheme_style(scheme, n)
         ax.plot(x, mean, label=scheme, **{**style, "markevery": 4})
         ax.fill_between(x, low, high, color=style["color"], alpha=0.15, lw=0)

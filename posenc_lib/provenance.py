@@ -533,7 +533,7 @@ def stale_provenance(sweep, directory=None, *, root=None):
     --------
     >>> import tempfile
     >>> from posenc_lib import experiments
-    >>> from posenc_lib.sweep import load_records, records_text
+    >>> from posenc_lib.records import load_records, records_text
     >>> stale_provenance(experiments.STUDY)  # the committed study is current
     []
     >>> with tempfile.TemporaryDirectory() as tmp:

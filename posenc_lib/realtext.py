@@ -38,11 +38,13 @@ committed one lives in the package (``posenc_lib/data/realtext``), where `load_s
 
 import numpy as np
 
-from . import corpus, sweep
+from . import cli, corpus, records
 from ._checks import check_choice, check_ids, check_int
+from ._limits import check_sequence
 from .corpus import NAME, bits_per_char, load_corpus, text_task
 from .model import SCHEMES, ModelConfig, forward, length_problem, token_losses, train
-from .sweep import MISSING, names, select, text_table
+from .records import binned_curves, check_criteria, check_records
+from .sweep import Sweep
 from .tasks import IGNORE
 
 TRAIN_LEN = 64
@@ -463,59 +465,12 @@ def position_sums(bits):
     return np.where(scored, bits, 0.0).sum(axis=0), scored.sum(axis=0).astype(np.int64)
 
 
-def score_text(params, config, ids, length, mode, *, n_scored=N_SCORED, start=START):
-    """Per-position (bits, counts) of a model on ``ids`` at one evaluation length and mode.
-
-    See `windows` for which characters are scored; None when the model cannot run at
-    ``length`` (a learned table shorter than it).
-
-    Parameters
-    ----------
-    params : dict
-        The model's parameters.
-    config : ModelConfig
-        The model's shape and position scheme.
-    ids : array_like of int, shape (N,)
-        The text (e.g. ``load_corpus().validation``).
-    length : int
-        The evaluation length.
-    mode : {"nonoverlapping", "sliding"}
-        How the text is cut into windows (`windows`).
-    n_scored : int
-        How many characters are scored; a multiple of ``length``.
-    start : int
-        The first scored character is ``ids[start + 1]``.
-
-    Returns
-    -------
-    tuple of ndarray or None
-        ``(totals, counts)`` as `score` returns them, shape (length,) each; None for a learned
-        table shorter than ``length``.
-
-    Examples
-    --------
-    >>> from posenc_lib.model import init_params
-    >>> config = model_config("alibi")
-    >>> ids = load_corpus().validation
-    >>> totals, counts = score_text(init_params(config), config, ids, 64, "sliding", n_scored=64)
-    >>> counts.tolist()[44:52]     # 4 windows of 64, each scoring its last 16 positions
-    [0, 0, 0, 0, 4, 4, 4, 4]
-    >>> score_text(init_params(model_config("learned")), model_config("learned"), ids, 128,
-    ...            "nonoverlapping") is None
-    True
-    """
-    if length_problem(config, length):
-        return None
-    tokens, targets = windows(ids, length, mode, n_scored=n_scored, start=start)
-    return score(params, config, tokens, targets)
-
-
 # -- the sweep --------------------------------------------------------------------------------
 
 
 def sweep_jobs(
     schemes=SCHEMES,
-    seeds=SEEDS,
+    seeds=(0,),
     *,
     steps=STEPS,
     train_len=TRAIN_LEN,
@@ -555,7 +510,7 @@ def sweep_jobs(
 
     Examples
     --------
-    >>> len(sweep_jobs())  # the committed sweep: 6 schemes x 3 seeds
+    >>> len(sweep_jobs(seeds=SEEDS))  # the committed sweep's main models: 6 schemes x 3 seeds
     18
     >>> jobs = sweep_jobs(("none", "alibi"), (0, 1), steps=3, train_len=8, eval_lens=(16, 8),
     ...                   n_scored=64)
@@ -563,14 +518,15 @@ def sweep_jobs(
     [('none', 0), ('none', 1), ('alibi', 0), ('alibi', 1)]
     >>> jobs[0]["eval_lens"], jobs[0]["modes"], jobs[0]["start"]
     ([8, 16], ['nonoverlapping', 'sliding'], 16)
-    >>> [(job["scheme"], job["config"]) for job in sweep_jobs(variants=tuple(VARIANTS))[-9::3]]
+    >>> [(job["scheme"], job["config"]) for job in sweep_jobs(variants=tuple(VARIANTS))[-3:]]
     [('t5', 't5-buckets-to-32'), ('alibi', 'alibi-8-heads'), ('rope', 'rope-2-heads')]
     """
-    for scheme in schemes:
-        check_choice("sweep_jobs", "scheme", scheme, SCHEMES)
-    steps = check_int("sweep_jobs", "steps", steps, minimum=1)
-    train_len = check_int("sweep_jobs", "train_len", train_len, minimum=2)
-    eval_lens = [check_int("sweep_jobs", "eval_lens", n, minimum=train_len) for n in eval_lens]
+    func = "sweep_jobs"
+    schemes = check_sequence(func, "schemes", schemes, allowed=SCHEMES)
+    seeds = check_sequence(func, "seeds", seeds, minimum=0)
+    steps = check_int(func, "steps", steps, minimum=1)
+    train_len = check_int(func, "train_len", train_len, minimum=2)
+    eval_lens = check_sequence(func, "eval_lens", eval_lens, minimum=train_len)
     if train_len not in eval_lens:
         raise ValueError(
             f"sweep_jobs: eval_lens must include train_len={train_len}, got {eval_lens}"
@@ -580,9 +536,11 @@ def sweep_jobs(
         _check_scored("sweep_jobs", n_scored, length, MODES)
     if isinstance(variants, str):
         raise TypeError(f"sweep_jobs: variants must be a sequence of names, got {variants!r}")
+    variants = list(variants)
+    if variants:
+        variants = check_sequence(func, "variants", variants, allowed=tuple(VARIANTS))
     models = [(scheme, CONFIG_NAME) for scheme in schemes]
     for name in variants:
-        check_choice("sweep_jobs", "variants", name, tuple(VARIANTS))
         if VARIANTS[name][0] in schemes:  # a variant of a scheme left out is left out too
             models.append((VARIANTS[name][0], name))
     return [
@@ -590,7 +548,7 @@ def sweep_jobs(
             "task": NAME,
             "scheme": scheme,
             "config": config,
-            "seed": check_int("sweep_jobs", "seed", seed, minimum=0),
+            "seed": seed,
             "steps": steps,
             "train_len": train_len,
             "eval_lens": sorted(eval_lens),
@@ -674,7 +632,7 @@ def train_and_score(job, *, progress=False):
     for n in sorted({short, longest}):
         if scored[n, "nonoverlapping"] is None:
             continue
-        curve = sweep.curve_record(
+        curve = records.curve_record(
             base,
             {"eval_len": n, "mode": "nonoverlapping"},
             METRIC,
@@ -688,383 +646,11 @@ def train_and_score(job, *, progress=False):
         curves.append(curve)
     return {
         "job": job,
-        "records": sweep.region_records(base, scored, job["train_len"], METRIC, keys=("mode",)),
+        "records": records.region_records(base, scored, job["train_len"], METRIC, keys=("mode",)),
         "curves": curves,
         "train_bits": float(bits_per_char(np.mean(result.losses[-50:]))),
         "result": result,
     }
-
-
-def _run(job):
-    """Run `train_and_score` on ``job``, looked up when called (tests replace it)."""
-    return train_and_score(job)
-
-
-def run_models(schemes=SCHEMES, seeds=(0,), *, workers=1, backend="loky", progress=True, **options):
-    """Train and score models now, in parallel with ``workers`` > 1 (one BLAS thread each).
-
-    ``options`` are `sweep_jobs` arguments (steps, train_len, eval_lens, n_scored). Returns
-    (records, {(scheme, seed): TrainResult}).
-
-    Parameters
-    ----------
-    schemes : sequence of str
-        Position schemes, each one of `SCHEMES`.
-    seeds : sequence of int
-        One model per scheme and seed.
-    workers : int
-        Worker processes (1: train in this process).
-    backend : {"loky", "dask"}
-        Local processes, or the Dask cluster of the current ``dask.distributed.Client``.
-    progress : bool
-        Show a progress bar of the models trained.
-    **options
-        Passed on to `sweep_jobs`: ``steps``, ``train_len``, ``eval_lens``, ``n_scored``.
-
-    Returns
-    -------
-    records : list of dict
-        The results.json records of every model, in job order (scheme x seed).
-    models : dict
-        ``(scheme, seed)`` -> the model's `TrainResult`.
-
-    Examples
-    --------
-    >>> records, models = run_models(("none", "learned"), progress=False, steps=2, train_len=8,
-    ...                              eval_lens=(8, 16), n_scored=64)
-    >>> list(models), len(records)  # 2 models x (2 records at L + 4 at 2L)
-    ([('none', 0), ('learned', 0)], 12)
-    >>> summarize(records)[("learned", 16)] is None  # a table of 8 rows cannot run at 16
-    True
-    """
-    outputs = sweep.run_jobs(
-        sweep_jobs(schemes, seeds, **options),
-        _run,
-        workers=workers,
-        backend=backend,
-        progress=progress,
-        keep_models=True,
-    )
-    records = [r for o in outputs for r in o["records"]]
-    return records, {(o["job"]["scheme"], o["job"]["seed"]): o["result"] for o in outputs}
-
-
-def run_sweep(out, *, workers=2, backend="loky", progress=True, fresh=False, **options):
-    """Run the sweep (`sweep_jobs` with ``options``), resumable, into the directory ``out``.
-
-    Returns {"results": path, "curves": path}.
-
-    Parameters
-    ----------
-    out : str or Path
-        The directory for results.json, curves.json and progress.jsonl (made if missing).
-    workers : int
-        Worker processes, one BLAS thread each (1: train in this process).
-    backend : {"loky", "dask"}
-        Local processes, or the Dask cluster of the current ``dask.distributed.Client``.
-    progress : bool
-        Show a progress bar of the models trained.
-    fresh : bool
-        Delete ``out/progress.jsonl`` first, so every model is trained again.
-    **options
-        Passed on to `sweep_jobs`: ``schemes``, ``seeds``, ``steps``, ``train_len``,
-        ``eval_lens``, ``n_scored``.
-
-    Returns
-    -------
-    dict
-        ``"results"`` and ``"curves"``: the paths of the two files written (read them back with
-        `load_sweep`).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> tiny = {"schemes": ("none", "alibi"), "seeds": (0,), "steps": 2, "train_len": 8,
-    ...         "eval_lens": (8, 16), "n_scored": 64, "variants": ()}
-    >>> with tempfile.TemporaryDirectory() as out:
-    ...     paths = run_sweep(out, workers=1, progress=False, **tiny)
-    ...     written = sorted(p.name for p in Path(out).iterdir())
-    ...     records, curves = load_sweep(out)
-    ...     again = run_sweep(out, workers=1, progress=False, **tiny)  # resumed: nothing to train
-    ...     same = again["results"].read_text() == paths["results"].read_text()
-    >>> sorted(paths), written
-    (['curves', 'results'], ['curves.json', 'progress.jsonl', 'results.json'])
-    >>> len(records), len(curves), same
-    (12, 4, True)
-    """
-    return sweep.run_sweep(
-        REALTEXT, out, workers=workers, backend=backend, progress=progress, fresh=fresh, **options
-    )
-
-
-def load_sweep(directory=None):
-    """Read (records, curves) of the real-text sweep.
-
-    Parameters
-    ----------
-    directory : str or Path, optional
-        A directory `run_sweep` wrote; default: the committed sweep, inside the installed
-        package (``posenc_lib/data/realtext``), so the chapter runs from any directory.
-
-    Returns
-    -------
-    records : list of dict
-        One per model, evaluation length, mode and region (see the module's description).
-    curves : list of dict
-        Per window position, the summed bits and the characters scored, one per model and
-        length.
-
-    Examples
-    --------
-    >>> records, curves = load_sweep()
-    >>> len(records)  # 18 models x (2 at L + 4 at each of 2L .. 16L), 9 variants x (1 + 2 x 4)
-    405
-    >>> len(curves)  # 27 models x (L, 16L), but a learned table cannot run at 16L
-    51
-    >>> sorted(records[0])
-    ['config', 'eval_len', 'metric', 'mode', 'region', 'scheme', 'seed', 'task', 'train_len',
-     'value']
-    """
-    return sweep.load_sweep_files(REALTEXT, directory)
-
-
-# -- reading the results ------------------------------------------------------------------------
-
-
-def summarize(records, *, mode="nonoverlapping", region="all", config=CONFIG_NAME):
-    """Summarize records as {(scheme, eval_len): (mean, min, max) over seeds}.
-
-    For one mode and region; None where a scheme cannot run at that length.
-
-    Parameters
-    ----------
-    records : list of dict
-        Records of results.json (`load_sweep`, `run_models`).
-    mode : {"nonoverlapping", "sliding"}
-        The evaluation mode summarized.
-    region : {"all", "unseen"}
-        Every scored character, or those at window positions >= the training length only.
-    config : str or None
-        The configuration summarized (`CONFIG_NAME`, a name in `VARIANTS`; None: any).
-
-    Returns
-    -------
-    dict
-        ``(scheme, eval_len)`` -> ``(mean, min, max)`` of the seeds' bits per character, or
-        None where the scheme cannot run.
-
-    Examples
-    --------
-    >>> recs = [{"scheme": "alibi", "eval_len": 64, "mode": "sliding", "region": "all",
-    ...          "config": CONFIG_NAME, "value": v} for v in (2.0, 2.5)]
-    >>> summarize(recs, mode="sliding")[("alibi", 64)]
-    (2.25, 2.0, 2.5)
-
-    On the committed sweep, where a learned table of 64 rows cannot run at 128:
-
-    >>> summary = summarize(load_sweep()[0])
-    >>> len(summary), summary[("learned", 128)] is None
-    (30, True)
-    """
-    check_choice("summarize", "mode", mode, MODES)
-    check_choice("summarize", "region", region, ("all", "unseen"))
-    return sweep.summarize(records, ("scheme", "eval_len"), mode=mode, region=region, config=config)
-
-
-def paired_differences(records, a, b, eval_len, *, mode="nonoverlapping", region="all"):
-    """Per-seed differences ``a - b`` of bits per character: seed -> difference.
-
-    Scheme-against-scheme statements rest on these: two models with the same seed were trained
-    on the same batches of text and are scored on the same characters.
-
-    Parameters
-    ----------
-    records : list of dict
-        Records of results.json (`load_sweep`, `run_models`).
-    a, b : str or (str, str)
-        A scheme of the main configuration, or ``(scheme, config)`` (e.g. a variant).
-    eval_len : int
-        The evaluation length.
-    mode : {"nonoverlapping", "sliding"}
-        The evaluation mode.
-    region : {"all", "unseen"}
-        The region scored.
-
-    Returns
-    -------
-    dict
-        ``seed -> value(a) - value(b)`` for every seed both have (sorted by seed).
-
-    Raises
-    ------
-    ValueError
-        When the two share no seed, or either cannot run at ``eval_len``.
-
-    Examples
-    --------
-    >>> recs = [{"scheme": s, "config": CONFIG_NAME, "seed": k, "eval_len": 64,
-    ...          "mode": "nonoverlapping", "region": "all", "value": v}
-    ...         for s, k, v in [("rope", 0, 2.5), ("rope", 1, 2.75), ("alibi", 0, 2.75),
-    ...                         ("alibi", 1, 2.5)]]
-    >>> paired_differences(recs, "rope", "alibi", 64)
-    {0: -0.25, 1: 0.25}
-    """
-    check_choice("paired_differences", "mode", mode, MODES)
-
-    def values(model):
-        scheme, config = (model, CONFIG_NAME) if isinstance(model, str) else model
-        rows = select(
-            records, scheme=scheme, config=config, eval_len=eval_len, mode=mode, region=region
-        )
-        if any(r["value"] is None for r in rows):
-            raise ValueError(f"paired_differences: {model!r} cannot run at eval_len={eval_len}")
-        return {r["seed"]: r["value"] for r in rows}
-
-    first, second = values(a), values(b)
-    seeds = sorted(set(first) & set(second))
-    if not seeds:
-        raise ValueError(
-            f"paired_differences: {a!r} and {b!r} share no seed at eval_len={eval_len}, {mode}"
-        )
-    return {seed: first[seed] - second[seed] for seed in seeds}
-
-
-def results_table(records, *, mode="nonoverlapping", region="all", digits=2):
-    """Text: one row per scheme, mean (min-max over seeds) bits per character at every length.
-
-    Parameters
-    ----------
-    records : list of dict
-        Records of results.json (`load_sweep`, `run_models`).
-    mode : {"nonoverlapping", "sliding"}
-        The evaluation mode shown.
-    region : {"all", "unseen"}
-        The region shown; at the training length, where no position is unseen, the column
-        shows region "all".
-    digits : int
-        Decimals of every number.
-
-    Returns
-    -------
-    str
-        A title line, a header of the lengths, then one line per scheme ("cannot run" where
-        the scheme cannot run at a length).
-
-    Examples
-    --------
-    The committed sweep: ALiBi's bits per character stay flat up to 16 times the training
-    length.
-
-    >>> print(results_table(load_sweep()[0]))
-    bits per character, non-overlapping chunks, mean (min-max) over 3 seeds
-    scheme                 L = 64         2L = 128         4L = 256         8L = 512       16L = 1024
-    none         3.46 (3.46-3.46) 3.58 (3.57-3.61) 3.70 (3.67-3.73) 3.79 (3.76-3.83) 3.86 (3.84-3.90)
-    sinusoidal   2.67 (2.64-2.70) 3.85 (3.83-3.88) 4.49 (4.43-4.52) 4.84 (4.77-4.89) 5.04 (5.00-5.07)
-    learned      2.76 (2.75-2.77)       cannot run       cannot run       cannot run       cannot run
-    rope         2.55 (2.54-2.57) 2.84 (2.78-2.88) 4.07 (4.03-4.14) 4.79 (4.76-4.85) 5.21 (5.18-5.26)
-    alibi        2.72 (2.71-2.73) 2.70 (2.69-2.71) 2.70 (2.69-2.71) 2.70 (2.69-2.71) 2.70 (2.69-2.71)
-    t5           2.51 (2.48-2.53) 2.55 (2.53-2.57) 2.79 (2.76-2.81) 3.29 (3.21-3.35) 3.87 (3.72-3.96)
-    """
-    summary = summarize(records, mode=mode, region=region)
-    rows = select(records, mode=mode, region=None, config=CONFIG_NAME)
-    train_len = rows[0]["train_len"]
-    lengths = sorted({r["eval_len"] for r in rows})
-    seeds = len({r["seed"] for r in rows})
-    label = {n: f"{n // train_len}L = {n}" if n != train_len else f"L = {n}" for n in lengths}
-    everywhere = summarize(records, mode=mode)
-    rows_out = [
-        (
-            scheme,
-            [
-                everywhere.get((scheme, n), MISSING)
-                if region == "unseen" and n == train_len
-                else summary.get((scheme, n), MISSING)
-                for n in lengths
-            ],
-        )
-        for scheme in names(rows, "scheme")
-    ]
-    heading = (
-        f"bits per character, {MODE_NAMES[mode]}, "
-        f"mean (min-max) over {seeds} seed{'s' if seeds > 1 else ''}"
-    )
-    return "\n".join(
-        [heading, *text_table("scheme", [label[n] for n in lengths], rows_out, digits=digits)]
-    )
-
-
-def position_bits(curves, scheme, eval_len, *, bin_width=1, field="totals", config=CONFIG_NAME):
-    """Bits per character at each window position (binned), (mean, min, max) over seeds.
-
-    Returns (centres, mean, low, high), arrays of one entry per bin of ``bin_width`` positions.
-    With ``field="excess"`` (curves at the longest length only): the extra bits per character
-    each position pays in a chunk of ``eval_len`` over the same character scored in a chunk of
-    the training length, so that the text's difficulty cancels.
-
-    Parameters
-    ----------
-    curves : list of dict
-        Records of curves.json (`load_sweep`).
-    scheme : str
-        The position scheme.
-    eval_len : int
-        The evaluation length (the committed curves are at 64 and 1024).
-    bin_width : int
-        Window positions per bin; positions past the last whole bin are left out.
-    field : {"totals", "excess"}
-        Bits summed at each position, or the extra bits over the training length's chunks.
-    config : str
-        The configuration (`CONFIG_NAME` or a name in `VARIANTS`).
-
-    Returns
-    -------
-    centres, mean, low, high : ndarray of float, shape (eval_len // bin_width,)
-        The window position at the centre of each bin, and the bin's bits per character:
-        mean, minimum and maximum over seeds.
-
-    Raises
-    ------
-    ValueError
-        When ``curves`` holds no curve of ``scheme`` at ``eval_len``.
-
-    Examples
-    --------
-    >>> c = [{"scheme": "s", "eval_len": 4, "totals": [8.0, 4, 2, 2], "counts": [2, 2, 2, 2]}]
-    >>> position_bits(c, "s", 4, bin_width=2)[1].tolist()
-    [3.0, 1.0]
-
-    ALiBi at 16 times its training length, in quarters of the window (committed sweep):
-
-    >>> centres, mean, low, high = position_bits(load_sweep()[1], "alibi", 1024,
-    ...                                          bin_width=256)
-    >>> centres.tolist(), bool(np.all((low <= mean) & (mean <= high)))
-    ([127.5, 383.5, 639.5, 895.5], True)
-    """
-    bin_width = check_int("position_bits", "bin_width", bin_width, minimum=1)
-    check_choice("position_bits", "field", field, ("totals", "excess"))
-    rows = [
-        c
-        for c in curves
-        if c["scheme"] == scheme
-        and c["eval_len"] == eval_len
-        and c.get("config", CONFIG_NAME) == config
-        and field in c
-    ]
-    if not rows:
-        raise ValueError(
-            f"position_bits: no {field} curve of {scheme!r} ({config}) at eval_len={eval_len}"
-        )
-    values = []
-    for r in rows:
-        totals, counts = np.asarray(r[field], float), np.asarray(r["counts"], float)
-        n_bins = len(totals) // bin_width
-        t = totals[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
-        c = counts[: n_bins * bin_width].reshape(n_bins, bin_width).sum(1)
-        values.append(t / np.maximum(c, 1))
-    values = np.array(values)
-    centres = np.arange(values.shape[1]) * bin_width + (bin_width - 1) / 2
-    return centres, values.mean(0), values.min(0), values.max(0)
 
 
 def report(records, out):
@@ -1114,7 +700,22 @@ def report(records, out):
         ax.set_title(MODE_NAMES[mode])
     fig.savefig(out / "results.png", dpi=80)
     plt.close(fig)
-    return "\n\n".join(results_table(records, mode=mode) for mode in MODES) + "\n"
+    return "\n\n".join(results_table(records, mode=mode, region="all") for mode in MODES) + "\n"
+
+
+# -- the one way to run and read the sweep (chapter 06's is the same) ------------------------
+
+
+def _heading(*, config, region, seeds, train_len, criteria):
+    where = "" if region == "all" else f", {region} positions (at L: all)"
+    return (
+        f"bits per character, {MODE_NAMES[criteria['mode']]}{where}, "
+        f"mean (min-max) over {seeds} seed{'s' if seeds > 1 else ''}"
+    )
+
+
+def _column(eval_len, train_len, region):
+    return f"L = {eval_len}" if eval_len == train_len else f"{eval_len // train_len}L = {eval_len}"
 
 
 # The full sweep, as committed: every scheme, three seeds.
@@ -1127,11 +728,11 @@ FULL = {
     "n_scored": N_SCORED,
     "variants": tuple(VARIANTS),
 }
-REALTEXT = sweep.Sweep(
+REALTEXT = Sweep(
     name="realtext",
     module="posenc_lib.realtext",
     jobs=sweep_jobs,
-    run=_run,
+    runner=train_and_score,
     files={"results": "records", "curves": "curves"},
     options=FULL,
     quick={"seeds": (0,)},
@@ -1154,7 +755,275 @@ REALTEXT = sweep.Sweep(
     inputs=(corpus.CORPUS_FILE,),
     witnesses=({"scheme": "sinusoidal", "seed": 0},),
     report=report,
+    cell=("scheme", "eval_len"),
+    models_by=("scheme", "seed"),
+    config=CONFIG_NAME,
+    selection={"mode": "nonoverlapping"},
+    heading=_heading,
+    column=_column,
+    verbs={"run": "run_sweep", "load": "load_sweep"},
 )
+
+
+def run_sweep(
+    *, out=None, workers=1, backend="loky", progress=True, fresh=False, keep_models=False, **options
+):
+    """Train and score real-text models now; with ``out``, write the sweep's files there.
+
+    `REALTEXT`'s `~posenc_lib.sweep.Sweep.run`, the one way to run the sweep (chapter 06's
+    ``experiments.run_study`` is the same): the options are those of `sweep_jobs` with its
+    defaults (every scheme, seed 0, the main configuration, no variants); ``**FULL`` runs the
+    committed sweep.
+
+    Parameters
+    ----------
+    out : str or Path, optional
+        Write results.json and curves.json (each with its provenance) and the witness model's
+        parameters here; out/progress.jsonl makes the run resumable.
+    workers : int
+        Worker processes, one BLAS thread each (1: train in this process).
+    backend : {"loky", "dask"}
+        Local processes, or the Dask cluster of the current ``dask.distributed.Client``.
+    progress : bool
+        Show a progress bar of the models trained.
+    fresh : bool
+        With ``out``: delete out/progress.jsonl first, so every model is trained again.
+    keep_models : bool
+        Also return the trained models (not with ``out``).
+    **options
+        Arguments of `sweep_jobs`: schemes, seeds, steps, train_len, eval_lens, n_scored,
+        variants.
+
+    Returns
+    -------
+    records, curves : list of dict
+        As `load_sweep` returns them.
+    models : dict, optional
+        Only with ``keep_models`` (then ``((records, curves), models)`` is returned):
+        (scheme, seed) -> `~posenc_lib.model.TrainResult`.
+
+    Examples
+    --------
+    >>> (records, curves), models = run_sweep(
+    ...     schemes=("none", "learned"), steps=2, train_len=8, eval_lens=(8, 16), n_scored=64,
+    ...     progress=False, keep_models=True)
+    >>> list(models), len(records)  # 2 models x (2 records at L + 4 at 2L)
+    ([('none', 0), ('learned', 0)], 12)
+    >>> summarize(records, region="all")[("learned", 16)] is None  # 8 rows cannot run at 16
+    True
+    """
+    return REALTEXT.run(
+        out=out,
+        workers=workers,
+        backend=backend,
+        progress=progress,
+        fresh=fresh,
+        keep_models=keep_models,
+        **options,
+    )
+
+
+def load_sweep(directory=None):
+    """Read (records, curves) of the real-text sweep.
+
+    `REALTEXT`'s `~posenc_lib.sweep.Sweep.load` (chapter 06's ``experiments.load_study`` is the
+    same).
+
+    Parameters
+    ----------
+    directory : str or Path, optional
+        A directory `run_sweep` wrote; default: the committed sweep, inside the installed
+        package (``posenc_lib/data/realtext``), so the chapter runs from any directory.
+
+    Returns
+    -------
+    records : list of dict
+        One per model, evaluation length, mode and region (see the module's description).
+    curves : list of dict
+        Per window position, the summed bits and the characters scored, one per model and
+        length.
+
+    Examples
+    --------
+    >>> records, curves = load_sweep()
+    >>> len(records)  # 18 models x (2 at L + 4 at each of 2L .. 16L), 9 variants x (1 + 2 x 4)
+    405
+    >>> len(curves)  # 27 models x (L, 16L), but a learned table cannot run at 16L
+    51
+    >>> sorted(records[0])
+    ['config', 'eval_len', 'metric', 'mode', 'region', 'scheme', 'seed', 'task', 'train_len',
+     'value']
+    """
+    return REALTEXT.load(directory)
+
+
+def summarize(records, *, region="unseen", config=None, **criteria):
+    """{(scheme, eval_len): (mean, min, max) over seeds} of bits per character.
+
+    `REALTEXT`'s `~posenc_lib.sweep.Sweep.summarize` (chapter 06's ``experiments.summarize`` is
+    the same, keyed (task, scheme, eval_len)); None where a scheme cannot run at that length.
+
+    Parameters
+    ----------
+    records : list of dict
+        Records of results.json (`load_sweep`, `run_sweep`).
+    region : {"unseen", "all"}
+        "unseen": the window positions >= the training length, and at the training length all
+        of them; "all": every scored character (the paper's reading).
+    config : str, optional
+        The configuration (default: `CONFIG_NAME`; a name in `VARIANTS`).
+    **criteria
+        Further fields the records must match, e.g. ``mode="sliding"`` (default: the
+        non-overlapping chunks).
+
+    Returns
+    -------
+    dict
+        ``(scheme, eval_len)`` -> ``(mean, min, max)`` of the seeds' bits per character, or
+        None where the scheme cannot run.
+
+    Raises
+    ------
+    ValueError
+        If a field, value, mode or configuration matches no record.
+
+    Examples
+    --------
+    On the committed sweep, where a learned table of 64 rows cannot run at 128:
+
+    >>> summary = summarize(load_sweep()[0], region="all")
+    >>> len(summary), summary[("learned", 128)] is None, round(summary[("alibi", 1024)][0], 2)
+    (30, True, 2.7)
+    >>> summarize(load_sweep()[0], mode="Sliding")
+    Traceback (most recent call last):
+    ...
+    ValueError: summarize: no record has mode='Sliding'; mode is one of ['nonoverlapping', 'sliding']
+    """
+    return REALTEXT.summarize(records, region=region, config=config, **criteria)
+
+
+def results_table(records, *, region="unseen", config=None, digits=2, **criteria):
+    """Text: one row per scheme, mean (min-max over seeds) bits per character at every length.
+
+    `REALTEXT`'s `~posenc_lib.sweep.Sweep.results_table` (chapter 06's
+    ``experiments.results_table`` is the same).
+
+    Parameters
+    ----------
+    records : list of dict
+        Records of results.json (`load_sweep`, `run_sweep`).
+    region : {"unseen", "all"}
+        The region shown past the training length; at the training length, where no position
+        is unseen, the column shows all positions.
+    config : str, optional
+        The configuration (default: `CONFIG_NAME`).
+    digits : int
+        Decimals of every number.
+    **criteria
+        Further fields the records must match, e.g. ``mode="sliding"`` (default: the
+        non-overlapping chunks).
+
+    Returns
+    -------
+    str
+        A title line, a header of the lengths, then one line per scheme ("cannot run" where
+        the scheme cannot run at a length).
+
+    Raises
+    ------
+    ValueError
+        If a field, value, mode or configuration matches no record.
+
+    Examples
+    --------
+    The committed sweep, scored as the paper does (every character of each chunk): ALiBi's
+    bits per character stay flat up to 16 times the training length.
+
+    >>> print(results_table(load_sweep()[0], region="all"))
+    bits per character, non-overlapping chunks, mean (min-max) over 3 seeds
+    scheme                 L = 64         2L = 128         4L = 256         8L = 512       16L = 1024
+    none         3.46 (3.46-3.46) 3.58 (3.57-3.61) 3.70 (3.67-3.73) 3.79 (3.76-3.83) 3.86 (3.84-3.90)
+    sinusoidal   2.67 (2.64-2.70) 3.85 (3.83-3.88) 4.49 (4.43-4.52) 4.84 (4.77-4.89) 5.04 (5.00-5.07)
+    learned      2.76 (2.75-2.77)       cannot run       cannot run       cannot run       cannot run
+    rope         2.55 (2.54-2.57) 2.84 (2.78-2.88) 4.07 (4.03-4.14) 4.79 (4.76-4.85) 5.21 (5.18-5.26)
+    alibi        2.72 (2.71-2.73) 2.70 (2.69-2.71) 2.70 (2.69-2.71) 2.70 (2.69-2.71) 2.70 (2.69-2.71)
+    t5           2.51 (2.48-2.53) 2.55 (2.53-2.57) 2.79 (2.76-2.81) 3.29 (3.21-3.35) 3.87 (3.72-3.96)
+    """
+    return REALTEXT.results_table(records, region=region, config=config, digits=digits, **criteria)
+
+
+# -- per-position bits --------------------------------------------------------------------------
+
+
+def position_bits(curves, scheme, eval_len, *, bin_width=1, field="totals", config=CONFIG_NAME):
+    """Bits per character at each window position (binned), (mean, min, max) over seeds.
+
+    Returns (centres, mean, low, high), arrays of one entry per bin of ``bin_width`` positions.
+    With ``field="excess"`` (curves at the longest length only): the extra bits per character
+    each position pays in a chunk of ``eval_len`` over the same character scored in a chunk of
+    the training length, so that the text's difficulty cancels.
+
+    Parameters
+    ----------
+    curves : list of dict
+        Records of curves.json (`load_sweep`).
+    scheme : str
+        The position scheme.
+    eval_len : int
+        The evaluation length (the committed curves are at 64 and 1024).
+    bin_width : int
+        Window positions per bin; positions past the last whole bin are left out.
+    field : {"totals", "excess"}
+        Bits summed at each position, or the extra bits over the training length's chunks.
+    config : str
+        The configuration (`CONFIG_NAME` or a name in `VARIANTS`).
+
+    Returns
+    -------
+    centres, mean, low, high : ndarray of float, shape (eval_len // bin_width,)
+        The window position at the centre of each bin, and the bin's bits per character:
+        mean, minimum and maximum over seeds (`~posenc_lib.records.binned_curves`; NaN for a
+        bin without a scored character).
+
+    Raises
+    ------
+    ValueError
+        When ``curves`` holds no curve of ``scheme`` at ``eval_len``, or ``bin_width`` is
+        below 1 or longer than the curve.
+
+    Examples
+    --------
+    >>> c = [{"scheme": "s", "eval_len": 4, "totals": [8.0, 4, 2, 2], "counts": [2, 2, 2, 2]}]
+    >>> position_bits(c, "s", 4, bin_width=2)[1].tolist()
+    [3.0, 1.0]
+
+    ALiBi at 16 times its training length, in quarters of the window (committed sweep):
+
+    >>> centres, mean, low, high = position_bits(load_sweep()[1], "alibi", 1024,
+    ...                                          bin_width=256)
+    >>> centres.tolist(), bool(np.all((low <= mean) & (mean <= high)))
+    ([127.5, 383.5, 639.5, 895.5], True)
+    """
+    func = "position_bits"
+    check_choice(func, "field", field, ("totals", "excess"))
+    curves = check_records(func, curves, name="curves", fields=("scheme", "eval_len", "counts"))
+    check_criteria(func, curves, {"scheme": scheme, "eval_len": eval_len}, values=True)
+    rows = [
+        c
+        for c in curves
+        if c["scheme"] == scheme
+        and c["eval_len"] == eval_len
+        and c.get("config", CONFIG_NAME) == config
+        and field in c
+    ]
+    if not rows:
+        raise ValueError(
+            f"{func}: no {field} curve of {scheme!r} ({config}) at eval_len={eval_len}"
+        )
+    bin_width = check_int(func, "bin_width", bin_width, minimum=1)
+    if bin_width > eval_len:
+        raise ValueError(f"{func}: bin_width must be at most eval_len={eval_len}, got {bin_width}")
+    return binned_curves(rows, bin_width=bin_width, field=field)
 
 
 # -- command line ----------------------------------------------------------------------------
@@ -1194,8 +1063,8 @@ def main(argv=None):
     >>> "cannot run" in printed.getvalue()  # the learned table at 16 characters
     True
     """
-    parser = sweep.parser(REALTEXT, __doc__.split("\n\n")[0], "seed 0 only (6 models)")
-    sweep.main(REALTEXT, parser.parse_args(argv), {})
+    parser = cli.parser(REALTEXT, __doc__.split("\n\n")[0], "seed 0 only (6 models)")
+    cli.main(REALTEXT, parser.parse_args(argv), {})
 
 
 if __name__ == "__main__":

@@ -8,9 +8,11 @@ import os
 import numpy as np
 import pytest
 
-from posenc_lib import alibi_slopes, experiments
-from posenc_lib.experiments import compare_configs, position_curves, select, summarize
+from posenc_lib import alibi_slopes, experiments, runner, tables
+from posenc_lib import extension as context_extension
+from posenc_lib.experiments import compare_configs, position_curves, summarize
 from posenc_lib.model import attention_at_offset, attention_peak_offsets
+from posenc_lib.records import paired_differences, select
 from posenc_lib.rope import (
     pairs_completing_a_turn,
     rope_angles,
@@ -93,7 +95,7 @@ def test_only_t5_keeps_the_exact_offset_past_the_training_length(study):
     0.14 at 256."""
     records = study[0]
     trained, unseen = (
-        summarize(records, config=WIDE),
+        summarize(records, config=WIDE, region="all"),
         summarize(records, config=WIDE, region="unseen"),
     )
     for scheme in ("sinusoidal", "learned", "rope", "t5"):
@@ -122,7 +124,7 @@ def test_the_learned_table_has_one_point_per_task_drawn_larger_and_hollow(study)
 
     from posenc_lib.plots import plot_results
 
-    trained = experiments.summarize(study[0], config=WIDE)
+    trained = experiments.summarize(study[0], config=WIDE, region="all")
     values = [
         mean(trained, task, "learned", 32) for task in ("lookback-3", "recent-marker", "markov")
     ]
@@ -141,7 +143,7 @@ def test_alibi_is_flat_on_lookback_at_the_level_it_had_at_32(study):
     """06 (4x8+mlp): ALiBi is flat at about 0.30 on lookback-3, a level it already had at 32 tokens."""
     records = study[0]
     trained, unseen = (
-        summarize(records, config=WIDE),
+        summarize(records, config=WIDE, region="all"),
         summarize(records, config=WIDE, region="unseen"),
     )
     at_32 = mean(trained, "lookback-3", "alibi", 32)
@@ -164,7 +166,7 @@ def test_the_biases_hold_recency_and_the_others_fall(study):
         "0.413",
         "0.479",
     ]
-    pairs = experiments.paired_differences(
+    pairs = paired_differences(
         study[0],
         "scheme",
         "alibi",
@@ -183,7 +185,7 @@ def test_on_markov_the_biases_hold_and_sinusoidal_and_rope_blow_up(study):
     worse than no positions (2.57)."""
     records = study[0]
     trained, unseen = (
-        summarize(records, config=WIDE),
+        summarize(records, config=WIDE, region="all"),
         summarize(records, config=WIDE, region="unseen"),
     )
     schemes = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
@@ -281,7 +283,7 @@ def test_t5_is_the_best_scheme_at_256_in_every_task_with_one_wide_head(study):
         assert better(runnable, key=lambda s, task=task: mean(unseen, task, s, 256)) == "t5"
     assert two(mean(unseen, "lookback-3", "t5", 256)) == "0.91"
     for task, runner_up, better in (("lookback-3", "rope", 1), ("markov", "alibi", -1)):
-        pairs = experiments.paired_differences(
+        pairs = paired_differences(
             study[0],
             "scheme",
             "t5",
@@ -292,7 +294,7 @@ def test_t5_is_the_best_scheme_at_256_in_every_task_with_one_wide_head(study):
             region="unseen",
         )
         assert len(pairs) == 3 and all(better * p["difference"] > 0 for p in pairs)
-    pairs = experiments.paired_differences(
+    pairs = paired_differences(
         study[0],
         "scheme",
         "t5",
@@ -310,7 +312,7 @@ def test_two_layers_repeat_the_one_layer_picture(study):
     ALiBi holds recent-marker best (0.97), ahead of T5 on every seed; sinusoidal and RoPE degrade on every task."""
     records = study[0]
     deep, wide = (summarize(records, config=c, region="unseen") for c in (DEEP, WIDE))
-    trained = summarize(records, config=DEEP)
+    trained = summarize(records, config=DEEP, region="all")
     assert (
         two(mean(deep, "lookback-3", "t5", 256))
         == "0.59"
@@ -319,7 +321,7 @@ def test_two_layers_repeat_the_one_layer_picture(study):
     runnable = ("none", "sinusoidal", "rope", "alibi", "t5")
     assert max(runnable, key=lambda s: mean(deep, "recent-marker", s, 256)) == "alibi"
     assert two(mean(deep, "recent-marker", "alibi", 256)) == "0.97"
-    pairs = experiments.paired_differences(
+    pairs = paired_differences(
         records,
         "scheme",
         "alibi",
@@ -343,7 +345,7 @@ def test_rope_degrades_in_every_configuration_least_with_one_wide_head(study):
     records = study[0]
     drops = {}
     for config in experiments.CONFIGS:
-        trained = summarize(records, config=config)
+        trained = summarize(records, config=config, region="all")
         unseen = summarize(records, config=config, region="unseen")
         for task in experiments.TASKS:
             sign = -1 if TASKS[task]().metric == "loss" else 1
@@ -372,7 +374,10 @@ def test_nope_with_two_layers_learns_positions_but_does_not_carry_them(study):
     seed above, two below, -0.069 to +0.074, on the same sequences); T5 or ALiBi beat it on every task
     at every unseen length."""
     records = study[0]
-    deep, wide = summarize(records, config=DEEP), summarize(records, config=WIDE)
+    deep, wide = (
+        summarize(records, config=DEEP, region="all"),
+        summarize(records, config=WIDE, region="all"),
+    )
     assert (
         two(mean(deep, "lookback-3", "none", 32)),
         two(mean(wide, "lookback-3", "none", 32)),
@@ -435,7 +440,7 @@ def test_the_side_by_side_table_lists_every_configuration(study):
 
 
 def extension(study, task, config, method, stage):
-    return experiments.extension_summary(study[2], task, config=config)[(method, stage)][0]
+    return context_extension.extension_summary(study[2], task, config=config)[(method, stage)][0]
 
 
 def test_on_lookback_only_the_deployed_yarn_works_before_fine_tuning(study):
@@ -445,7 +450,7 @@ def test_on_lookback_only_the_deployed_yarn_works_before_fine_tuning(study):
     configurations; in 1x32 NTK nearly matches it (0.93; YaRN ahead on two seeds, level on one); after 40 steps 1.00 everywhere; plain and NTK reach
     1.00 in 1x32 and two layers but not in 4x8+mlp (0.44, 0.67); interpolation and the paper's ramp
     stay at chance (0.06 to 0.07) before and after; in 1x32 plain keeps 0.79 and NTK 0.93."""
-    methods = experiments.EXTENSION_METHODS
+    methods = context_extension.EXTENSION_METHODS
     before = {
         c: {m: extension(study, "lookback-3", c, m, "before") for m in methods}
         for c in experiments.CONFIGS
@@ -459,12 +464,12 @@ def test_on_lookback_only_the_deployed_yarn_works_before_fine_tuning(study):
         for method in ("interpolation", "yarn-paper"):
             for stage in ("before", "after"):
                 assert 0.055 <= extension(study, "lookback-3", config, method, stage) < 0.075
-    pairs = experiments.paired_differences(
+    pairs = paired_differences(
         study[2], "method", "yarn", "yarn-paper", task="lookback-3", region="unseen", stage="before"
     )
     assert len(pairs) == 9 and min(p["difference"] for p in pairs) >= 0.815
     for config in (WIDE, DEEP):
-        pairs = experiments.paired_differences(
+        pairs = paired_differences(
             study[2],
             "method",
             "yarn",
@@ -475,7 +480,7 @@ def test_on_lookback_only_the_deployed_yarn_works_before_fine_tuning(study):
             stage="before",
         )
         assert len(pairs) == 3 and all(p["difference"] > 0 for p in pairs)
-    pairs = experiments.paired_differences(
+    pairs = paired_differences(
         study[2],
         "method",
         "yarn",
@@ -504,7 +509,7 @@ def test_on_markov_the_deployed_yarn_is_the_only_method_below_the_position_free_
     chain = markov()
     rule = position_free_levels(chain, [128], 32)[128]
     assert (f"{chance_level(chain):.3f}", f"{rule:.3f}") == ("2.762", "2.498")
-    methods = experiments.EXTENSION_METHODS
+    methods = context_extension.EXTENSION_METHODS
     table = {
         (c, m, st): extension(study, "markov", c, m, st)
         for c in experiments.CONFIGS
@@ -537,7 +542,7 @@ def test_on_markov_the_deployed_yarn_is_the_only_method_below_the_position_free_
         (ONE, "before", "0.11"),
         (ONE, "after", "0.02"),
     ):
-        pairs = experiments.paired_differences(
+        pairs = paired_differences(
             study[2],
             "method",
             "yarn",
@@ -550,7 +555,7 @@ def test_on_markov_the_deployed_yarn_is_the_only_method_below_the_position_free_
         assert f"{-np.mean([p['difference'] for p in pairs]):.2f}" == gap
         if config != ONE:
             assert all(p["difference"] < 0 for p in pairs)
-    pairs = experiments.paired_differences(
+    pairs = paired_differences(
         study[2], "method", "yarn", "yarn-paper", task="markov", region="unseen"
     )
     assert len(pairs) == 18 and all(p["difference"] < 0 for p in pairs)
@@ -582,8 +587,9 @@ def test_the_two_yarn_ramps_at_a_head_of_8_trained_on_32_tokens():
 
 @pytest.fixture(scope="module")
 def live():
-    outputs = experiments.run_jobs(
+    outputs = runner.run_jobs(
         experiments.study_jobs(tasks=("lookback-3",), seeds=(0,)),
+        experiments.train_and_measure,
         workers=min(2, os.cpu_count() or 1),
         progress=False,
         keep_models=True,
@@ -822,7 +828,7 @@ def test_one_layer_nope_never_beats_the_position_free_rule(study):
                     assert (
                         r["value"] <= floor[n] + 0.01
                     )  # sampling noise of the 4,096 scored tokens
-    at_32 = summarize(records, config=WIDE)[("recent-marker", "none", 32)][0]
+    at_32 = summarize(records, config=WIDE, region="all")[("recent-marker", "none", 32)][0]
     assert two(at_32) == "0.70"
 
 
@@ -879,11 +885,11 @@ def test_section_three_comparisons_hold_seed_by_seed(study):
         ("markov", "t5", "alibi", -1),
         ("markov", "none", "rope", -1),
     ):
-        pairs = experiments.paired_differences(
+        pairs = paired_differences(
             study[0], "scheme", a, b, task=task, config=WIDE, region="unseen"
         )
         assert len(pairs) == 9 and all(better * p["difference"] > 0 for p in pairs)
-        table = experiments.paired_table(
+        table = tables.paired_table(
             study[0], "scheme", a, b, rows=("eval_len",), task=task, config=WIDE, region="unseen"
         )
         assert table.count(f"{a} better in 3 of 3") == 3
@@ -900,7 +906,7 @@ def extended_head(live):
     at_3 = attention_at_offset(rope.params, rope.config, tokens[:, :64], 3)
     head = int(np.nanmean(at_3[:, :, 3:32], axis=(0, 2)).argmax())
     out = {}
-    for method, config in experiments.extension_variants(rope.config, 4).items():
+    for method, config in context_extension.extension_variants(rope.config, 4).items():
         peaks = attention_peak_offsets(rope.params, config, tokens)[:, head, 32:]
         predicted = forward(rope.params, tokens, config).argmax(-1)[:, 32:]
         hits = {k: np.mean(predicted == tokens[:, 32 - k : 128 - k]) for k in range(1, 16)}
@@ -931,7 +937,7 @@ def test_keeping_pair_0_and_bringing_the_slow_pairs_back_restores_offset_three(e
     (reach 1.02): head 3 peaks at offset 3 again and the model gets 0.941 of the tokens 3 back right,
     before fine-tuning; plain (pair 1 reach 4.10) gets 0.141 and NTK (2.58) 0.392."""
     reach = {}
-    for method, config in experiments.extension_variants(
+    for method, config in context_extension.extension_variants(
         experiments.make_config(lookback(3), "rope"), 4
     ).items():
         theta = (
@@ -1014,7 +1020,8 @@ def test_alibi_never_learnt_the_exact_offset_in_any_configuration(study):
     """06: ALiBi did not learn lookback-3 at the training length in any configuration (0.21-0.43 at
     32 tokens), far below the 1.00 of sinusoidal, RoPE and T5."""
     values = [
-        summarize(study[0], config=c)[("lookback-3", "alibi", 32)][0] for c in experiments.CONFIGS
+        summarize(study[0], config=c, region="all")[("lookback-3", "alibi", 32)][0]
+        for c in experiments.CONFIGS
     ]
     assert f"{min(values):.2f}-{max(values):.2f}" == "0.21-0.43"
 
@@ -1044,7 +1051,7 @@ def test_the_clamp_not_the_rounding_keeps_pair_0_at_full_speed():
     printed = []
     for truncate, clamp in ((True, True), (False, True), (True, False), (False, False)):
         ramp = yarn_index_ramp(8, 32, truncate=truncate, clamp=clamp)
-        variant = experiments.yarn_config_with_ramp(config, 4, ramp)
+        variant = context_extension.yarn_config_with_ramp(config, 4, ramp)
         accuracy = region_value(*evaluate_positions(params, variant, task, 128), 32)
         printed.append((f"{ramp[0] + (1 - ramp[0]) / 4:.3f}", f"{accuracy:.3f}"))
     assert printed == [
@@ -1055,7 +1062,7 @@ def test_the_clamp_not_the_rounding_keeps_pair_0_at_full_speed():
     ]
     assert np.array_equal(yarn_index_ramp(8, 32), yarn_ramp(8, 32))
     assert np.array_equal(yarn_index_ramp(128, 2048), yarn_ramp(128, 2048))
-    deployed = experiments.extension_variants(config, 4)["yarn"]
+    deployed = context_extension.extension_variants(config, 4)["yarn"]
     same = region_value(*evaluate_positions(params, deployed, task, 128), 32)
     assert f"{same:.3f}" == "0.924"
 
@@ -1168,16 +1175,12 @@ def test_a_steeper_slope_gives_one_head_alibi_recency_back(study):
     ]
     printed = {}
     for slope in (2.0**-4, 2.0**-1):
-        with experiments.alibi_slopes_set([slope]):
-            trained = train(
-                config, task, steps=experiments.STEPS, seed=0, progress=False, **experiments.TRAIN
-            )
-            printed[slope] = [
-                f"{region_value(*evaluate_positions(trained.params, config, task, n), 0 if n == 32 else 32):.3f}"
-                for n in (32, 64, 256)
-            ]
+        steeper = config.with_(alibi_slopes=(slope,))  # only the slope changes
+        trained = train(
+            steeper, task, steps=experiments.STEPS, seed=0, progress=False, **experiments.TRAIN
+        )
+        printed[slope] = [
+            f"{region_value(*evaluate_positions(trained.params, steeper, task, n), 0 if n == 32 else 32):.3f}"
+            for n in (32, 64, 256)
+        ]
     assert printed == {2.0**-4: ["0.837", "0.793", "0.789"], 2.0**-1: ["0.996", "0.976", "0.985"]}
-    # the standard slope is back after the block
-    from posenc_lib.model import SCHEME_PARTS
-
-    assert SCHEME_PARTS["alibi"].bias.__name__ == "_alibi_bias"

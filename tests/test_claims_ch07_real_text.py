@@ -1,6 +1,6 @@
 """Chapter 07's claims, kept as tests: every qualitative sentence the real-text chapter makes about a
 result is recomputed here from the committed sweep (posenc_lib/data/realtext) or with the library.
-Scheme-against-scheme statements are checked seed by seed (`realtext.paired_differences`).
+Scheme-against-scheme statements are checked seed by seed (`posenc_lib.records.paired_differences`).
 
 Each test's name is the claim; its docstring starts with "07: " and paraphrases the sentence.
 `docs/claims.md` lists them (`python tools/claims.py` rewrites it)."""
@@ -14,12 +14,12 @@ import pytest
 from posenc_lib import alibi_slopes, realtext, rope_frequencies, t5_bucket
 from posenc_lib.corpus import load_corpus, read_topics
 from posenc_lib.exercises import ch07
-from posenc_lib.experiments import select
 from posenc_lib.model import SCHEMES, init_params, n_parameters
+from posenc_lib.records import paired_differences, select
 
 RECORDS, CURVES = realtext.load_sweep()
-CHUNKS = realtext.summarize(RECORDS, mode="nonoverlapping")
-SLIDING = realtext.summarize(RECORDS, mode="sliding")
+CHUNKS = realtext.summarize(RECORDS, mode="nonoverlapping", region="all")
+SLIDING = realtext.summarize(RECORDS, mode="sliding", region="all")
 LONGER = realtext.EVAL_LENS[1:]
 PAPER_SCHEMES = ("sinusoidal", "rope", "t5", "alibi")
 CORPUS = load_corpus()
@@ -36,7 +36,11 @@ def change(summary, scheme, length):
 
 
 def paired(a, b, length, mode="nonoverlapping"):
-    return np.array(list(realtext.paired_differences(RECORDS, a, b, length, mode=mode).values()))
+    """Seed by seed, a - b: each a scheme of the main configuration, or (scheme, config)."""
+    a, b = ((m, realtext.CONFIG_NAME) if isinstance(m, str) else m for m in (a, b))
+    chosen = {"eval_len": length, "mode": mode, "region": "all"}
+    pairs = paired_differences(RECORDS, ("scheme", "config"), a, b, **chosen)
+    return np.array([p["difference"] for p in sorted(pairs, key=lambda p: p["seed"])])
 
 
 def per_seed(scheme, length, mode):
@@ -417,18 +421,19 @@ def test_five_of_ropes_8_pairs_turn_less_than_half_a_circle_in_64_positions():
 def test_the_live_run_shows_the_papers_picture_after_250_steps():
     """07: in the live run both models learn; ALiBi is ahead at 64 characters (3.21 against 3.36 in
     chunks); at 1,024 sinusoidal is worse in both modes and ALiBi moves by less than 0.02."""
-    records, models = realtext.run_models(
-        ("sinusoidal", "alibi"),
+    (records, _), models = realtext.run_sweep(
+        schemes=("sinusoidal", "alibi"),
         workers=2,
         progress=False,
+        keep_models=True,
         steps=250,
         eval_lens=(64, 1024),
         n_scored=2048,
     )
     for result in models.values():
         assert np.mean(result.losses[-10:]) < np.mean(result.losses[:10]) - 1
-    chunks = realtext.summarize(records, mode="nonoverlapping")
-    sliding = realtext.summarize(records, mode="sliding")
+    chunks = realtext.summarize(records, mode="nonoverlapping", region="all")
+    sliding = realtext.summarize(records, mode="sliding", region="all")
     assert f"{chunks['alibi', 64][0]:.2f}" == "3.21"
     assert f"{chunks['sinusoidal', 64][0]:.2f}" == "3.36"
     for summary in (chunks, sliding):

@@ -17,9 +17,10 @@ from posenc_lib import (
     self_attention,
     sinusoidal_positions,
 )
-from posenc_lib.experiments import DEFAULT_CONFIG, load_study, select, summarize
+from posenc_lib.experiments import DEFAULT_CONFIG, load_study, summarize
 from posenc_lib.learned import LearnedPositions
 from posenc_lib.pipeline import embed_token_ids
+from posenc_lib.records import paired_differences, select
 from posenc_lib.t5 import T5RelativeBias, t5_buckets
 from posenc_lib.tasks import TASKS, chance_level
 
@@ -30,7 +31,7 @@ SIGN = {"lookback-3": 1, "recent-marker": 1, "markov": -1}  # higher is better: 
 
 
 def at_32(task, scheme, config=DEFAULT_CONFIG):
-    return summarize(RECORDS, config=config)[task, scheme, 32][0]
+    return summarize(RECORDS, config=config, region="all")[task, scheme, 32][0]
 
 
 def at_256(task, scheme, config=DEFAULT_CONFIG):
@@ -143,7 +144,9 @@ def study_differences(task, a, b, length, region):
 
 
 def text_differences(a, b, length):
-    return np.array(list(realtext.paired_differences(TEXT, a, b, length).values()))
+    chosen = {"eval_len": length, "mode": "nonoverlapping", "region": "all"}
+    pairs = paired_differences(TEXT, "scheme", a, b, config=realtext.CONFIG_NAME, **chosen)
+    return np.array([p["difference"] for p in sorted(pairs, key=lambda p: p["seed"])])
 
 
 def text_change(scheme):

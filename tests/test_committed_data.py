@@ -14,7 +14,7 @@
 import numpy as np
 import pytest
 
-from posenc_lib import experiments, realtext, sweep
+from posenc_lib import experiments, extension, realtext, records, runner, sweep
 from posenc_lib.corpus import load_corpus
 from posenc_lib.model import TrainResult, evaluate_positions
 from posenc_lib.tasks import TASKS
@@ -61,9 +61,9 @@ def study_job(task, scheme, *, extension=False):
     return job
 
 
-def committed_of(records, job, **more):
-    return experiments.select(
-        records,
+def committed_of(rows, job, **more):
+    return records.select(
+        rows,
         task=job["task"],
         scheme=job["scheme"],
         config=job["config"],
@@ -74,15 +74,15 @@ def committed_of(records, job, **more):
 
 
 def test_a_study_model_trained_again_reproduces_its_committed_records_and_curve():
-    records, curves, _ = committed_study()
+    results, curves, _ = committed_study()
     job = study_job("markov", "sinusoidal")  # a loss task: curve totals with 6 decimals
-    out = sweep.one_blas_thread(experiments.train_and_measure, job)
-    same_values(out["records"], committed_of(records, job))
+    out = runner.one_blas_thread(experiments.train_and_measure, job)
+    same_values(out["records"], committed_of(results, job))
     same_values([out["curve"]], committed_of(curves, job), curve_digits=6)
 
 
 def test_the_study_witness_reproduces_its_records_curve_and_ntk_extension():
-    records, curves, extension = committed_study()
+    results, curves, extended = committed_study()
     job = study_job("lookback-3", "rope", extension=True)
     path = sweep.witness_path(experiments.STUDY.directory, job)
     assert sweep.is_witness(experiments.STUDY, job) and path.exists(), path
@@ -94,16 +94,16 @@ def test_the_study_witness_reproduces_its_records_curve_and_ntk_extension():
         for n in job["eval_lens"]
     }
     base = {k: job[k] for k in experiments.RECORD_FIELDS}
-    made = sweep.region_records(base, scored, job["train_len"], task.metric)
-    same_values(made, committed_of(records, job))
+    made = records.region_records(base, scored, job["train_len"], task.metric)
+    same_values(made, committed_of(results, job))
     longest = max(job["eval_lens"])
-    curve = sweep.curve_record(
+    curve = records.curve_record(
         base, {"eval_len": longest}, task.metric, *scored[(longest,)], digits=0
     )
     same_values([curve], committed_of(curves, job), curve_digits=0)
-    options = {k: v for k, v in experiments.EXTENSION.items() if k != "tasks"}
-    ntk = sweep.one_blas_thread(
-        lambda _: experiments.context_extension_records(
+    options = {k: v for k, v in extension.EXTENSION.items() if k != "tasks"}
+    ntk = runner.one_blas_thread(
+        lambda _: extension.context_extension_records(
             TrainResult(config, params, [], {}),
             task,
             seed=job["seed"],
@@ -113,11 +113,11 @@ def test_the_study_witness_reproduces_its_records_curve_and_ntk_extension():
         ),
         job,
     )
-    same_values(ntk, committed_of(extension, job, method="ntk"))
+    same_values(ntk, committed_of(extended, job, method="ntk"))
 
 
 def test_the_real_text_witness_reproduces_its_records_and_curves_in_both_modes():
-    records, curves = realtext.load_sweep()
+    results, curves = realtext.load_sweep()
     (job,) = realtext.sweep_jobs(
         ["sinusoidal"],
         [0],
@@ -141,11 +141,11 @@ def test_the_real_text_witness_reproduces_its_records_and_curves_in_both_modes()
     }
     scored = {key: realtext.position_sums(b) for key, b in bits.items()}
     base = {k: job[k] for k in realtext.RECORD_FIELDS}
-    made = sweep.region_records(base, scored, job["train_len"], realtext.METRIC, keys=("mode",))
-    committed = [r for r in committed_of(records, job) if (r["eval_len"], r["mode"]) in scored]
+    made = records.region_records(base, scored, job["train_len"], realtext.METRIC, keys=("mode",))
+    committed = [r for r in committed_of(results, job) if (r["eval_len"], r["mode"]) in scored]
     same_values(made, committed)
     made_curves = [
-        sweep.curve_record(
+        records.curve_record(
             base,
             {"eval_len": n, "mode": "nonoverlapping"},
             realtext.METRIC,

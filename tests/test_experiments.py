@@ -1,7 +1,9 @@
 """The study: record schema (regions, configurations), per-position curves, resumable sweeps,
 one BLAS thread per worker, results independent of the worker count and backend (local
-processes or a Dask cluster), the command line."""
+processes or a Dask cluster), the command line; and the context extension of its RoPE models
+(posenc_lib.extension)."""
 
+import dataclasses
 import json
 import os
 import re
@@ -10,17 +12,16 @@ import time
 import numpy as np
 import pytest
 
-from posenc_lib import experiments, provenance, sweep
+from posenc_lib import experiments, extension, provenance, runner, sweep, tables
 from posenc_lib.experiments import (
     compare_configs,
     extrapolation_gap,
     position_curves,
     results_table,
-    run_jobs,
-    select,
     study_jobs,
     summarize,
 )
+from posenc_lib.records import names, paired_differences, select
 
 TINY = {"steps": 3, "train_len": 8, "eval_lens": (8, 16), "n_tokens": 64}
 RECORD_KEYS = {
@@ -36,14 +37,24 @@ RECORD_KEYS = {
 }
 
 
+def run_jobs(jobs, **options):
+    """The study's jobs run by the engine's runner, train_and_measure looked up when called."""
+    return runner.run_jobs(jobs, lambda job: experiments.train_and_measure(job), **options)
+
+
 def tiny_jobs(**changes):
     options = {"tasks": ("lookback-3",), "schemes": ("none", "learned"), "seeds": (0,), **TINY}
     return study_jobs(**{**options, **changes})
 
 
 def test_records_have_all_and_unseen_regions_and_the_configuration_name():
-    records = experiments.run_study(
-        ("lookback-3",), ("rope", "learned"), (0, 1), configs=("1x32",), progress=False, **TINY
+    records, _, _ = experiments.run_study(
+        tasks=("lookback-3",),
+        schemes=("rope", "learned"),
+        seeds=(0, 1),
+        configs=("1x32",),
+        progress=False,
+        **TINY,
     )
     assert all(set(r) == RECORD_KEYS for r in records)
     assert {r["config"] for r in records} == {"1x32"}
@@ -85,18 +96,19 @@ def blas_threads(job):
 
 def test_each_worker_process_uses_one_blas_thread():
     jobs = [{"n": n} for n in range(4)]
-    outputs = sweep.run_jobs(jobs, blas_threads, workers=2, progress=False)
+    outputs = runner.run_jobs(jobs, blas_threads, workers=2, progress=False)
     assert [o["job"] for o in outputs] == jobs
     assert all(o["threads"] in ([], [1]) for o in outputs)  # [] where numpy has no BLAS pool
-    in_process = sweep.run_jobs(jobs[:1], blas_threads, workers=1, progress=False)
+    in_process = runner.run_jobs(jobs[:1], blas_threads, workers=1, progress=False)
     assert in_process[0]["threads"] in ([], [1])  # the limit holds in this process too
 
 
 def test_kept_models_cannot_be_resumed_from_a_progress_file_so_asking_for_both_is_refused(tmp_path):
-    log = tmp_path / "progress.jsonl"
-    with pytest.raises(ValueError, match="run_jobs: progress_file cannot be combined with keep_"):
-        experiments.run_jobs(tiny_jobs(), progress=False, progress_file=log, keep_models=True)
-    assert not log.exists()  # refused before anything trained or was written
+    with pytest.raises(
+        ValueError, match="run_study: keep_models=True cannot be combined with out="
+    ):
+        experiments.run_study(out=tmp_path / "run", progress=False, keep_models=True, **TINY)
+    assert not (tmp_path / "run").exists()  # refused before anything trained or was written
 
 
 def test_an_interrupted_sweep_keeps_its_finished_models_and_resumes(tmp_path, monkeypatch):
@@ -196,9 +208,12 @@ def test_summaries_pick_a_region_and_insist_on_one_configuration():
     ]
     with pytest.raises(ValueError, match=r"several configurations \['a', 'b'\]; pass config="):
         summarize(records)
-    assert summarize(records, config="a")[("t", "s", 64)] == pytest.approx((0.7, 0.6, 0.8))
-    unseen = summarize(records, config="b", region="unseen")
-    assert list(unseen) == [("t", "s", 64)] and unseen[("t", "s", 64)][0] == pytest.approx(0.4)
+    everywhere = summarize(records, config="a", region="all")
+    assert everywhere[("t", "s", 64)] == pytest.approx((0.7, 0.6, 0.8))
+    unseen = summarize(records, config="b")  # the default: unseen, and all at the training length
+    assert list(unseen) == [("t", "s", 32), ("t", "s", 64)]
+    assert unseen[("t", "s", 64)][0] == pytest.approx(0.4)
+    assert unseen[("t", "s", 32)] == everywhere[("t", "s", 32)]
     assert extrapolation_gap(records, "t", "s", config="a") == pytest.approx(0.6 - 0.9)
     assert extrapolation_gap(records, "t", "s", config="a", region="unseen") == pytest.approx(-0.6)
     with pytest.raises(ValueError, match="region must be one of 'all', 'unseen', got 'late'"):
@@ -269,7 +284,7 @@ def test_an_interrupted_command_says_what_it_kept_and_how_to_continue(
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sweep, "run_sweep", interrupted)
+    monkeypatch.setattr(sweep.Sweep, "run", interrupted)
     with pytest.raises(SystemExit) as stop:
         experiments.main(["--tiny", "--out", str(tmp_path), "--no-progress"])
     assert stop.value.code == 130
@@ -298,15 +313,16 @@ def test_the_quick_study_runs_on_a_dask_cluster_with_the_results_of_local_proces
 ):
     quick = {**experiments.FULL, **experiments.STUDY.quick}
     start = time.perf_counter()
-    on_cluster = experiments.run_sweep(tmp_path / "dask", backend="dask", progress=False, **quick)
+    on_cluster = experiments.run_study(
+        out=tmp_path / "dask", backend="dask", progress=False, **quick
+    )
     dask_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    local = experiments.run_sweep(tmp_path / "loky", workers=2, progress=False, **quick)
+    local = experiments.run_study(out=tmp_path / "loky", workers=2, progress=False, **quick)
     local_seconds = time.perf_counter() - start
     print(f"quick study: dask LocalCluster {dask_seconds:.0f} s, loky {local_seconds:.0f} s")
-    for name in ("results", "curves"):
-        assert sweep.load_records(on_cluster[name]) == sweep.load_records(local[name])
-    assert len(sweep.load_records(local["results"])) == 18 * 7
+    assert on_cluster[:2] == local[:2]  # results and curves
+    assert len(local[0]) == 18 * 7
 
 
 def test_a_tiny_sweep_on_a_dask_cluster_resumes_from_its_progress_file(
@@ -319,14 +335,18 @@ def test_a_tiny_sweep_on_a_dask_cluster_resumes_from_its_progress_file(
     assert [o["records"] for o in on_cluster] == [
         o["records"] for o in run_jobs(jobs, progress=False)
     ]
-    resumed = sweep.run_jobs(jobs, None, backend="dask", progress=False, progress_file=log)
-    assert resumed == on_cluster  # nothing ran again (the runner None would fail)
-    away = sweep.run_jobs([{"n": 0}, {"n": 1}], job_pid, backend="dask", progress=False)
+    resumed = runner.run_jobs(jobs, never_called, backend="dask", progress=False, progress_file=log)
+    assert resumed == on_cluster  # nothing ran again
+    away = runner.run_jobs([{"n": 0}, {"n": 1}], job_pid, backend="dask", progress=False)
     assert os.getpid() not in {o["pid"] for o in away}  # on the cluster, though workers=1
 
 
 def job_pid(job):
     return {"job": job, "pid": os.getpid()}
+
+
+def never_called(job):
+    raise AssertionError(f"trained again: {job}")
 
 
 @pytest.mark.slow
@@ -341,56 +361,59 @@ def test_the_command_line_runs_on_a_local_dask_cluster_and_closes_it(tmp_path, c
         ["--tiny", "--backend", "dask", "--workers", "2", "--out", str(tmp_path), "--no-progress"]
     )
     assert {c.status.name for c in SpecCluster._instances} <= {"closed"}  # a live one stays in
-    local = experiments.run_sweep(
-        tmp_path / "local", workers=1, progress=False, **experiments.STUDY.tiny
+    local = experiments.run_study(
+        out=tmp_path / "local", workers=1, progress=False, **experiments.STUDY.tiny
     )
-    assert experiments.load_study(tmp_path)[0] == sweep.load_records(local["results"])
+    assert experiments.load_study(tmp_path)[0] == local[0]
     assert "configuration 4x8+mlp" in capsys.readouterr().out
 
 
-def test_run_one_and_the_resumable_sweep_give_the_records_of_the_same_job(
+def test_a_run_now_and_a_resumable_run_into_a_directory_give_the_same_records(
     tmp_path, monkeypatch, capsys
 ):
-    options = {"config": "1x32", **TINY}
-    one = experiments.run_one("lookback-3", "rope", 1, **options)
-    assert capsys.readouterr().err == ""  # no progress bar unless asked
-    assert {r["seed"] for r in one} == {1} and {r["config"] for r in one} == {"1x32"}
-    assert [r["eval_len"] for r in one] == [8, 16, 16]
-    other_seed = experiments.run_one("lookback-3", "rope", 0, **options)
-    assert [r["value"] for r in other_seed] != [r["value"] for r in one]
-    records, result = experiments.run_one("lookback-3", "rope", 1, keep_model=True, **options)
-    assert records == one
-    assert (len(result.losses), result.config.scheme, result.config.d_model) == (3, "rope", 32)
-
     study = {"tasks": ["lookback-3"], "schemes": ["rope"], "seeds": [1], "configs": ["1x32"]}
-    sweep_options = {**study, "extension": False, **TINY}
-    paths = experiments.run_sweep(tmp_path, workers=1, progress=False, **sweep_options)
-    assert sorted(paths) == ["curves", "extension", "results"]
-    made, curves, extension = experiments.load_study(tmp_path)
-    assert made == one and extension == [] and len(curves) == 1
-    stamp = provenance.load_provenance(paths["results"])
+    options = {**study, **TINY}
+    (one, curves, extension), models = experiments.run_study(keep_models=True, **options)
+    assert capsys.readouterr().err != ""  # a progress bar unless told otherwise
+    assert {r["seed"] for r in one} == {1} and {r["config"] for r in one} == {"1x32"}
+    assert [r["eval_len"] for r in one] == [8, 16, 16] and extension == [] and len(curves) == 1
+    ((key, result),) = models.items()
+    assert key == ("lookback-3", "rope", 1)
+    assert (len(result.losses), result.config.scheme, result.config.d_model) == (3, "rope", 32)
+    (other_seed, _, _) = experiments.run_study(progress=False, **{**options, "seeds": [0]})
+    assert [r["value"] for r in other_seed] != [r["value"] for r in one]
+
+    written = experiments.run_study(out=tmp_path, workers=1, progress=False, **options)
+    assert written == experiments.load_study(tmp_path) and written[0] == one
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "curves.json",
+        "extension.json",
+        "progress.jsonl",
+        "results.json",
+    ]
+    stamp = provenance.load_provenance(tmp_path / "results.json")
     assert stamp["settings"]["options"]["seeds"] == [1]
     assert stamp["settings"]["options"]["steps"] == TINY["steps"]
+    assert stamp["settings"]["options"]["extension"] is False  # the default, recorded too
 
     def trained_again(job, **_):
         raise AssertionError(f"trained again: {job}")
 
-    monkeypatch.setattr(experiments, "train_and_measure", trained_again)
-    experiments.run_sweep(tmp_path, workers=1, progress=False, **sweep_options)  # resumes
-    assert experiments.load_study(tmp_path)[0] == one
+    spec = dataclasses.replace(experiments.STUDY, runner=trained_again)
+    assert spec.run(out=tmp_path, workers=1, progress=False, **options)[0] == one  # resumed
     with pytest.raises(AssertionError, match="trained again"):  # fresh=True starts over
-        experiments.run_sweep(tmp_path, workers=1, progress=False, fresh=True, **sweep_options)
+        spec.run(out=tmp_path, workers=1, progress=False, fresh=True, **options)
 
 
 def test_the_extension_table_shows_each_methods_mean_and_range_before_and_after():
-    _, _, extension = experiments.load_study()
-    summary = experiments.extension_summary(extension, "lookback-3")
-    lines = experiments.extension_table(extension, "lookback-3", digits=3).splitlines()
+    _, _, ext = experiments.load_study()
+    summary = extension.extension_summary(ext, "lookback-3", config="4x8+mlp")
+    lines = extension.extension_table(ext, "lookback-3", config="4x8+mlp", digits=3).splitlines()
     assert lines[0] == (
         "lookback-3, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 3 seeds"
     )
     assert lines[1].split() == ["method", "before", "after", "40", "steps"]
-    methods = sweep.names(select(extension, task="lookback-3"), "method")
+    methods = names(select(ext, task="lookback-3"), "method")
     assert [line.split()[0] for line in lines[2:]] == methods
     for line, method in zip(lines[2:], methods, strict=True):
         assert line[:14] == method.ljust(14)  # the method column is 14 wide
@@ -398,7 +421,7 @@ def test_the_extension_table_shows_each_methods_mean_and_range_before_and_after(
         assert cells == [
             float(f"{v:.3f}") for stage in ("before", "after") for v in summary[method, stage]
         ]
-    markov = experiments.extension_table(extension, "markov", region="all").splitlines()
+    markov = extension.extension_table(ext, "markov", config="4x8+mlp", region="all").splitlines()
     assert markov[0].startswith("markov, configuration 4x8+mlp,")
     assert "all positions" in markov[0]
     assert re.fullmatch(r"\S+ +\d\.\d\d \(\d\.\d\d-\d\.\d\d\) .*", markov[2])
@@ -416,10 +439,10 @@ def test_paired_differences_pair_only_models_trained_on_the_same_seed():
             ("b", 2, "x", 0.1),
         ]
     ]
-    pairs = experiments.paired_differences(rows, "scheme", "a", "b")
+    pairs = paired_differences(rows, "scheme", "a", "b")
     assert [(p["seed"], p["difference"]) for p in pairs] == [(0, 0.5)]
-    with pytest.raises(ValueError, match="no record has the field by='method'"):
-        experiments.paired_differences(rows, "method", "a", "b")
+    with pytest.raises(ValueError, match="no record has the field 'method'"):
+        paired_differences(rows, "method", "a", "b")
 
 
 # -- the text tables and curve summaries of chapter 06: exact text -----------------------------
@@ -542,8 +565,8 @@ def extension_records():
     return other_task + one_head + default
 
 
-def test_extension_table_by_default_shows_the_default_configurations_unseen_positions():
-    assert experiments.extension_table(extension_records(), "t") == (
+def test_extension_table_by_default_shows_the_unseen_positions_of_the_configuration_given():
+    assert extension.extension_table(extension_records(), "t", config="4x8+mlp") == (
         "t, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 2 seeds\n"
         "method                   before   after 40 steps\n"
         "ntk            0.40 (0.30-0.50) 0.80 (0.70-0.90)\n"
@@ -552,7 +575,7 @@ def test_extension_table_by_default_shows_the_default_configurations_unseen_posi
 
 
 def test_extension_table_selects_task_configuration_region_and_digits():
-    text = experiments.extension_table(
+    text = extension.extension_table(
         extension_records(), "t", config="1x32", region="all", digits=3
     )
     assert text == (
@@ -570,7 +593,7 @@ def test_extension_table_heading_reads_the_lengths_and_steps_of_the_first_matchi
         for st in ("before", "after")
         for s, more in ((0, {}), (1, {"eval_len": 64, "train_len": 16, "finetune_steps": 80}))
     ]
-    assert experiments.extension_table(records, "t").splitlines()[:2] == [
+    assert extension.extension_table(records, "t").splitlines()[:2] == [  # the only config
         "t, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 2 seeds",
         "method                   before   after 40 steps",
     ]
@@ -579,7 +602,9 @@ def test_extension_table_heading_reads_the_lengths_and_steps_of_the_first_matchi
 @pytest.mark.parametrize("digits", [0, 1, 2])
 def test_extension_table_headers_stand_apart_at_any_precision(digits):
     # at 0 or 1 decimals the header "after 40 steps" is wider than a cell: the column fits it
-    lines = experiments.extension_table(extension_records(), "t", digits=digits).splitlines()
+    lines = extension.extension_table(
+        extension_records(), "t", config="4x8+mlp", digits=digits
+    ).splitlines()
     assert lines[1].split() == ["method", "before", "after", "40", "steps"]
     assert len({len(line) for line in lines[1:]}) == 1  # every row as wide as the header
 
@@ -600,7 +625,7 @@ def test_paired_table_of_losses_sorts_seeds_and_counts_lower_as_better_and_round
         ]
         for s, v in (("t5", a), ("rope", b))
     ]
-    assert experiments.paired_table(records, "scheme", "t5", "rope") == (
+    assert tables.paired_table(records, "scheme", "t5", "rope") == (
         "t5 - rope, seed by seed (loss: lower is better)\n"
         "c     -0.50 +0.10 +0.00   mean -0.13   t5 better in 1 of 3 (1 equal)\n"
         "wide  -0.20 -0.30   mean -0.25   t5 better in 2 of 2"
@@ -619,7 +644,7 @@ def test_paired_table_reads_records_without_a_metric_as_accuracy_higher_better_i
         ]
         for m, v in (("yarn", a), ("ntk", b))
     ]
-    text = experiments.paired_table(
+    text = tables.paired_table(
         records, "method", "yarn", "ntk", rows=("config", "stage"), digits=1, config="c"
     )
     assert text == (
@@ -635,7 +660,7 @@ def test_paired_table_names_every_metric_of_mixed_records_and_then_counts_higher
         for task, metric, a, b in [("t", "loss", 2.0, 1.0), ("u", "accuracy", 0.5, 0.25)]
         for s, v in (("a", a), ("b", b))
     ]
-    assert experiments.paired_table(records, "scheme", "a", "b", rows=("task",)) == (
+    assert tables.paired_table(records, "scheme", "a", "b", rows=("task",)) == (
         "a - b, seed by seed (accuracy/loss: higher is better)\n"
         "t  +1.00   mean +1.00   a better in 1 of 1\n"
         "u  +0.25   mean +0.25   a better in 1 of 1"
@@ -648,7 +673,7 @@ def test_paired_table_sorts_a_record_without_a_seed_as_seed_0():
         for n, seed, a, b in [(64, {}, 0.25, 0.0), (128, {"seed": 0}, 0.0, 0.55)]
         for s, v in (("a", a), ("b", b))
     ]
-    assert experiments.paired_table(records, "scheme", "a", "b").splitlines()[1] == (
+    assert tables.paired_table(records, "scheme", "a", "b").splitlines()[1] == (
         "c  +0.25 -0.55   mean -0.15   a better in 1 of 2"  # in record order: a tie at seed 0
     )
 
@@ -656,8 +681,10 @@ def test_paired_table_sorts_a_record_without_a_seed_as_seed_0():
 def test_paired_table_without_pairs_says_which_were_asked_for():
     records = [record(scheme=s) for s in ("a", "b")]
     with pytest.raises(ValueError) as refused:
-        experiments.paired_table(records, "scheme", "a", "z", task="t")
-    assert str(refused.value) == "paired_table: no pairs of scheme='a' and 'z' match {'task': 't'}"
+        tables.paired_table(records, "scheme", "a", "z", task="t")
+    assert str(refused.value) == (
+        "paired_table: no record has scheme='z'; scheme is one of ['a', 'b']"
+    )
 
 
 def curve(scheme, totals, *, task="t", config="4x8+mlp", counts=None, **more):
@@ -672,14 +699,18 @@ def curve(scheme, totals, *, task="t", config="4x8+mlp", counts=None, **more):
     }
 
 
-def test_position_curves_by_default_bin_8_positions_of_the_default_configuration():
+def test_position_curves_by_default_bin_8_positions_and_need_a_configuration_among_several():
     curves = [
         curve("t5", [1] * 8 + [0] * 8),
         curve("rope", [0] * 16, config="1x32"),  # another configuration
         curve("alibi", [0] * 16, task="u"),  # another task
         curve("rope", [1] * 4 + [0] * 12),
     ]
-    binned = position_curves(curves, "t")
+    assert message_of(ValueError, position_curves, curves, "t") == (
+        "position_curves: these records hold several configurations ['4x8+mlp', '1x32']; pass "
+        "config= one of them"
+    )
+    binned = position_curves(curves, "t", config="4x8+mlp")
     assert list(binned) == ["t5", "rope"]
     centres, mean, low, high = binned["rope"]
     np.testing.assert_array_equal(centres, [3.5, 11.5])
@@ -852,22 +883,23 @@ def test_paired_differences_pair_every_region_unless_one_is_asked_for_and_keep_t
         for s, v in (("a", a), ("b", b))
     ]
     shared = {"task": "t", "config": "c", "seed": 0, "train_len": 32, "eval_len": 64}
-    both = experiments.paired_differences(records, "scheme", "a", "b")
+    both = paired_differences(records, "scheme", "a", "b")
     assert both == [
         {**shared, "region": "all", "metric": "accuracy", "difference": 0.5},
         {**shared, "region": "unseen", "metric": "accuracy", "difference": 0.25},
     ]
-    assert experiments.paired_differences(records, "scheme", "a", "b", region="unseen") == both[1:]
-    assert experiments.paired_differences(records, "scheme", "b", "a", seed=0, region="all") == [
+    assert paired_differences(records, "scheme", "a", "b", region="unseen") == both[1:]
+    assert paired_differences(records, "scheme", "b", "a", seed=0, region="all") == [
         {**shared, "region": "all", "metric": "accuracy", "difference": -0.5}
     ]
-    assert message_of(ValueError, experiments.paired_differences, records, "method", "a", "b") == (
-        "paired_differences: no record has the field by='method'"
+    assert message_of(ValueError, paired_differences, records, "method", "a", "b") == (
+        "paired_differences: no record has the field 'method'; fields: ['config', 'eval_len', "
+        "'metric', 'region', 'scheme', 'seed', 'task', 'train_len', 'value']"
     )
 
 
-def test_extension_summary_by_default_reads_the_default_configurations_unseen_positions():
-    summary = experiments.extension_summary(extension_records(), "t")
+def test_extension_summary_by_default_reads_the_unseen_positions_of_the_configuration_given():
+    summary = extension.extension_summary(extension_records(), "t", config="4x8+mlp")
     assert list(summary) == [
         ("ntk", "before"),
         ("ntk", "after"),
@@ -880,14 +912,14 @@ def test_extension_summary_by_default_reads_the_default_configurations_unseen_po
         ("plain", "before"): pytest.approx((0.1, 0.1, 0.1)),
         ("plain", "after"): pytest.approx((0.3, 0.2, 0.4)),
     }
-    one_head = experiments.extension_summary(extension_records(), "t", config="1x32", region="all")
+    one_head = extension.extension_summary(extension_records(), "t", config="1x32", region="all")
     assert one_head == {
         ("plain", "before"): pytest.approx((0.3, 0.2, 0.4)),
         ("plain", "after"): pytest.approx((0.7, 0.6, 0.8)),
         ("interpolation", "before"): pytest.approx((0.1, 0.1, 0.1)),
         ("interpolation", "after"): pytest.approx((0.8, 0.7, 0.9)),
     }
-    other = experiments.extension_summary(extension_records(), "u", config="1x32")
+    other = extension.extension_summary(extension_records(), "u", config="1x32")
     assert other == {("plain", "before"): (0.5, 0.5, 0.5), ("plain", "after"): (0.5, 0.5, 0.5)}
 
 
@@ -955,16 +987,16 @@ def test_study_jobs_go_task_configuration_scheme_seed_and_extend_only_rope_on_th
     [
         (
             {"tasks": ["nope"]},
-            "study_jobs: task must be one of 'lookback-3', 'recent-marker', 'markov', got 'nope'",
+            "study_jobs: tasks[0] must be one of 'lookback-3', 'recent-marker', 'markov', got 'nope'",
         ),
         (
             {"schemes": ["nope"]},
-            "study_jobs: scheme must be one of 'none', 'sinusoidal', 'learned', 'rope', 'alibi', "
-            "'t5', got 'nope'",
+            "study_jobs: schemes[0] must be one of 'none', 'sinusoidal', 'learned', 'rope', "
+            "'alibi', 't5', got 'nope'",
         ),
         (
             {"configs": ["nope"]},
-            "study_jobs: config must be one of '4x8+mlp', '1x32', '2L-4x8+mlp+bos', got 'nope'",
+            "study_jobs: configs[0] must be one of '4x8+mlp', '1x32', '2L-4x8+mlp+bos', got 'nope'",
         ),
     ],
 )
@@ -1023,20 +1055,20 @@ def turns(i):
 )
 def test_yarn_config_with_ramp_writes_the_ramp_as_its_ends_in_turns(ramp, alpha, beta):
     config = rope_config_base_100()
-    new = experiments.yarn_config_with_ramp(config, 1.5, ramp)
+    new = extension.yarn_config_with_ramp(config, 1.5, ramp)
     assert (new.yarn_alpha, new.yarn_beta) == (pytest.approx(alpha), pytest.approx(beta))
     assert (new.yarn_scale, new.yarn_ramp) == (1.5, "turns")
     assert new.with_(yarn_scale=1.0, yarn_ramp="index", yarn_alpha=1.0, yarn_beta=32.0) == config
 
 
 def test_yarn_config_with_ramp_refuses_what_the_model_cannot_run_naming_itself():
-    config, ramp, func = rope_config_base_100(), [1, 0.5, 0, 0], experiments.yarn_config_with_ramp
+    config, ramp, func = rope_config_base_100(), [1, 0.5, 0, 0], extension.yarn_config_with_ramp
     alibi = experiments.make_config(experiments.TASKS["lookback-3"](), "alibi")
-    assert message_of(ValueError, func, alibi, 4, ramp).startswith(
-        "yarn_config_with_ramp: config must be a RoPE model's ModelConfig, got ModelConfig("
+    assert message_of(ValueError, func, alibi, 4, ramp) == (
+        "yarn_config_with_ramp: needs a RoPE model, got scheme 'alibi'"
     )
-    assert message_of(ValueError, func, {"scheme": "rope"}, 4, ramp) == (
-        "yarn_config_with_ramp: config must be a RoPE model's ModelConfig, got {'scheme': 'rope'}"
+    assert message_of(TypeError, func, {"scheme": "rope"}, 4, ramp) == (
+        "yarn_config_with_ramp: config must be a ModelConfig, got {'scheme': 'rope'}"
     )
     assert message_of(ValueError, func, config, 1, ramp) == (
         "yarn_config_with_ramp: factor must be > 1, got 1.0"
@@ -1063,51 +1095,66 @@ def test_yarn_config_with_ramp_refuses_what_the_model_cannot_run_naming_itself()
     func(config, 4, [1, 0.5, 0, 5e-10])  # within 1e-9
 
 
-def test_alibi_slopes_set_replaces_the_slopes_inside_the_block_only():
+def test_an_alibi_model_takes_its_slopes_from_its_configuration_and_no_global_changes():
     from posenc_lib.model import SCHEME_PARTS, ModelConfig
 
     standard = SCHEME_PARTS["alibi"]
     two_heads = ModelConfig(vocab_size=16, scheme="alibi", d_model=8, n_heads=2)
-    with experiments.alibi_slopes_set([1.0, 0.25]):
-        bias = SCHEME_PARTS["alibi"].bias(None, two_heads, 3)
-        assert bias.dtype == np.float64
-        np.testing.assert_array_equal(
-            bias,
-            [
-                [[0.0, -1.0, -2.0], [-1.0, 0.0, -1.0], [-2.0, -1.0, 0.0]],
-                [[0.0, -0.25, -0.5], [-0.25, 0.0, -0.25], [-0.5, -0.25, 0.0]],
-            ],
-        )
-        four_heads = two_heads.with_(n_heads=4)
-        assert message_of(ValueError, SCHEME_PARTS["alibi"].bias, None, four_heads, 3) == (
-            "alibi_slopes_set: 2 slopes for a model of 4 heads"
-        )
+    steeper = two_heads.with_(alibi_slopes=[1.0, 0.25])
+    assert steeper.alibi_slopes == (1.0, 0.25)  # a tuple: the configuration stays hashable
+    bias = SCHEME_PARTS["alibi"].bias(None, steeper, 3)
+    assert bias.dtype == np.float64
+    np.testing.assert_array_equal(
+        bias,
+        [
+            [[0.0, -1.0, -2.0], [-1.0, 0.0, -1.0], [-2.0, -1.0, 0.0]],
+            [[0.0, -0.25, -0.5], [-0.25, 0.0, -0.25], [-0.5, -0.25, 0.0]],
+        ],
+    )
+    np.testing.assert_array_equal(  # the recipe's slopes without them: 1/16 and 1/256 of 2 heads
+        SCHEME_PARTS["alibi"].bias(None, two_heads, 2)[:, 0, 1], [-(2.0**-4), -(2.0**-8)]
+    )
     assert SCHEME_PARTS["alibi"] is standard
-    with pytest.raises(RuntimeError, match="inside"), experiments.alibi_slopes_set([0.5, 0.5]):
-        raise RuntimeError("inside")
-    assert SCHEME_PARTS["alibi"] is standard  # put back after an error too
 
 
-def test_alibi_slopes_set_refuses_slopes_that_are_not_positive_or_not_one_per_head():
-    def entered(slopes):
-        with experiments.alibi_slopes_set(slopes):
-            pass
+def slopes_in_a_worker(job):
+    """Run in a worker process: the bias of the configuration the job names."""
+    from posenc_lib.model import SCHEME_PARTS, ModelConfig
 
-    assert message_of(ValueError, entered, [0.5, 0.0]) == (
-        "alibi_slopes_set: slopes must be positive, one per head, got [0.5 0. ]"
+    config = ModelConfig(vocab_size=16, scheme="alibi", alibi_slopes=job["slopes"])
+    return {"job": job, "bias": SCHEME_PARTS["alibi"].bias(None, config, 2)[0, 0, 1]}
+
+
+def test_chosen_alibi_slopes_travel_to_a_worker_process_with_the_configuration():
+    jobs = [{"slopes": [0.5]}, {"slopes": [0.125]}]
+    outputs = runner.run_jobs(jobs, slopes_in_a_worker, workers=2, progress=False)
+    assert [o["bias"] for o in outputs] == [-0.5, -0.125]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"alibi_slopes": (0.5, 0.0)}, "got (0.5, 0.0) (shape (2,))"),
+        ({"alibi_slopes": (-1.0,)}, "got (-1.0,) (shape (1,))"),
+        ({"alibi_slopes": (0.5, 0.5, 0.5)}, "got (0.5, 0.5, 0.5) (shape (3,))"),
+    ],
+)
+def test_alibi_slopes_must_be_positive_and_one_per_head(changes, message):
+    from posenc_lib.model import ModelConfig
+
+    two_heads = {"vocab_size": 16, "scheme": "alibi", "d_model": 8, "n_heads": 2}
+    assert message_of(ValueError, ModelConfig, **two_heads, **changes) == (
+        "ModelConfig: alibi_slopes must hold n_heads=2 positive numbers, one per head, " + message
     )
-    assert message_of(ValueError, entered, [-1]) == (
-        "alibi_slopes_set: slopes must be positive, one per head, got [-1.]"
+    assert message_of(ValueError, ModelConfig, 16, "rope", alibi_slopes=(0.5,)) == (
+        "ModelConfig: alibi_slopes are for scheme 'alibi' only, got alibi_slopes=(0.5,) with "
+        "scheme 'rope'"
     )
-    assert message_of(ValueError, entered, [[0.5]]) == (
-        "alibi_slopes_set: slopes must have 1 axes, got [[0.5]] (shape (1, 1))"
-    )
-    entered([1e-6])  # any positive slope
 
 
 def test_extension_variants_are_the_rope_model_scaled_every_way():
     config = rope_config_base_100()
-    variants = experiments.extension_variants(config, 2)
+    variants = extension.extension_variants(config, 2)
     assert list(variants) == ["plain", "interpolation", "ntk", "yarn", "yarn-paper"]
     assert variants["plain"] == config
     assert variants["interpolation"] == config.with_(rope_positions_scale=2.0)
@@ -1116,7 +1163,7 @@ def test_extension_variants_are_the_rope_model_scaled_every_way():
     assert ntk.with_(base=100.0) == config
     assert variants["yarn"] == config.with_(yarn_scale=2.0, yarn_ramp="index")
     assert variants["yarn-paper"] == config.with_(yarn_scale=2.0, yarn_ramp="turns")
-    assert message_of(ValueError, experiments.extension_variants, config.with_(scheme="t5"), 2) == (
+    assert message_of(ValueError, extension.extension_variants, config.with_(scheme="t5"), 2) == (
         "extension_variants: needs a RoPE model, got scheme 't5'"
     )
 
@@ -1129,8 +1176,9 @@ class Recorders:
 
     def __init__(self, monkeypatch):
         self.trained, self.scored = [], []
-        monkeypatch.setattr(experiments, "train", self.train)
-        monkeypatch.setattr(experiments, "evaluate_positions", self.evaluate)
+        for module in (experiments, extension):
+            monkeypatch.setattr(module, "train", self.train)
+            monkeypatch.setattr(module, "evaluate_positions", self.evaluate)
 
     def train(self, config, task, **options):
         from posenc_lib.model import TrainResult
@@ -1201,7 +1249,7 @@ def test_train_and_measure_trains_scores_and_extends_a_rope_model_as_its_job_say
         (
             out["result"],
             "markov",
-            {"seed": 2, "config_name": "1x32", "factor": 4, "finetune_steps": 40},
+            {"seed": 2, "config_name": "1x32", "n_tokens": 64, "factor": 4, "finetune_steps": 40},
         )
     ]
     assert out["extension"] == ["ext"]
@@ -1234,9 +1282,9 @@ def test_context_extension_records_fine_tune_every_method_at_4x_the_length_by_de
     from posenc_lib.model import TrainResult
 
     result = TrainResult(config, {"trained": True}, [], {})
-    records = experiments.context_extension_records(result, task)
+    records = extension.context_extension_records(result, task)
     methods = ["plain", "interpolation", "ntk", "yarn", "yarn-paper"]
-    variants = experiments.extension_variants(config, 4)
+    variants = extension.extension_variants(config, 4)
     assert fake.trained == [
         (
             variants[m],
@@ -1290,7 +1338,7 @@ def test_context_extension_records_take_their_settings_and_refuse_an_unknown_met
     from posenc_lib.model import TrainResult
 
     result = TrainResult(config, {"trained": True}, [], {})
-    records = experiments.context_extension_records(
+    records = extension.context_extension_records(
         result,
         task,
         factor=2.5,
@@ -1303,7 +1351,7 @@ def test_context_extension_records_take_their_settings_and_refuse_an_unknown_met
     )
     assert [(c, options) for c, _, options in fake.trained] == [
         (
-            experiments.extension_variants(config, 2.5)[m],
+            extension.extension_variants(config, 2.5)[m],
             {
                 "steps": 3,
                 "batch_size": 5,
@@ -1326,45 +1374,14 @@ def test_context_extension_records_take_their_settings_and_refuse_an_unknown_met
     assert {
         (r["config"], r["seed"], r["eval_len"], r["finetune_steps"], r["metric"]) for r in records
     } == {("1x32", 7, 10, 3, "loss")}
+    fake.trained.clear()
     assert message_of(
-        ValueError, experiments.context_extension_records, result, task, methods=["nope"]
+        ValueError, extension.context_extension_records, result, task, methods=["ntk", "nope"]
     ) == (
-        "context_extension_records: method must be one of 'plain', 'interpolation', 'ntk', "
+        "context_extension_records: methods[1] must be one of 'plain', 'interpolation', 'ntk', "
         "'yarn', 'yarn-paper', got 'nope'"
     )
-
-
-def test_context_extension_is_the_all_positions_value_of_every_method_and_stage(monkeypatch):
-    calls = []
-    rows = [
-        {"method": m, "stage": st, "region": rg, "value": v}
-        for m, st, rg, v in [
-            ("plain", "before", "all", 0.1),
-            ("plain", "before", "unseen", 0.9),
-            ("plain", "after", "all", 0.2),
-            ("plain", "after", "unseen", 0.8),
-            ("ntk", "before", "all", 0.3),
-            ("ntk", "before", "unseen", 0.7),
-            ("ntk", "after", "all", 0.4),
-            ("ntk", "after", "unseen", 0.6),
-        ]
-    ]
-    monkeypatch.setattr(
-        experiments,
-        "context_extension_records",
-        lambda result, task, **options: calls.append((result, task, options)) or rows,
-    )
-    out = experiments.context_extension("result", "task")
-    assert out == {"plain": {"before": 0.1, "after": 0.2}, "ntk": {"before": 0.3, "after": 0.4}}
-    assert calls == [
-        ("result", "task", {"factor": 4, "finetune_steps": 40, "finetune_batch": 8, "seed": 0})
-    ]
-    experiments.context_extension("r", "t", factor=2, finetune_steps=3, finetune_batch=5, seed=7)
-    assert calls[-1] == (
-        "r",
-        "t",
-        {"factor": 2, "finetune_steps": 3, "finetune_batch": 5, "seed": 7},
-    )
+    assert fake.trained == []  # refused before the first fine-tune
 
 
 # -- the command line's report and options -------------------------------------------------------
@@ -1410,8 +1427,10 @@ def test_the_command_line_passes_the_configurations_asked_for_to_the_sweep(
     tmp_path, monkeypatch, capsys
 ):
     runs = []
+    from posenc_lib import cli
+
     monkeypatch.setattr(
-        sweep, "main", lambda study, args, options: runs.append((study, args, options))
+        cli, "main", lambda study, args, options: runs.append((study, args, options))
     )
     experiments.main(["--out", str(tmp_path), "--configs", "1x32", "4x8+mlp"])
     experiments.main(["--out", str(tmp_path)])

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from autograd import grad
 
-from posenc_lib import experiments, self_attention
+from posenc_lib import self_attention
+from posenc_lib.extension import context_extension_records
 from posenc_lib.learned import LearnedPositions
 from posenc_lib.model import (
     SCHEMES,
@@ -198,11 +199,14 @@ def test_context_extension_reports_every_method_before_and_after():
     task = lookback(2)
     config = ModelConfig(vocab_size=16, scheme="rope", d_model=8, n_heads=1, max_len=8)
     result = train(config, task, steps=5, batch_size=4, length=8, progress=False)
-    out = experiments.context_extension(result, task, factor=2, finetune_steps=2, finetune_batch=2)
-    assert set(out) == {"plain", "interpolation", "ntk", "yarn", "yarn-paper"}
-    assert all(0 <= v["before"] <= 1 and 0 <= v["after"] <= 1 for v in out.values())
+    rows = context_extension_records(result, task, factor=2, finetune_steps=2, finetune_batch=2)
+    assert {r["method"] for r in rows} == {"plain", "interpolation", "ntk", "yarn", "yarn-paper"}
+    assert {(r["stage"], r["region"]) for r in rows} == {
+        (stage, region) for stage in ("before", "after") for region in ("all", "unseen")
+    }
+    assert all(0 <= r["value"] <= 1 for r in rows)
     with pytest.raises(ValueError, match="needs a RoPE model, got scheme 'none'"):
-        experiments.context_extension(
+        context_extension_records(
             train(config.with_(scheme="none"), task, steps=1, length=8, progress=False), task
         )
 

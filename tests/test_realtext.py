@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from posenc_lib import provenance, realtext, sweep
+from posenc_lib import provenance, realtext, records, sweep
 from posenc_lib.corpus import load_corpus
 from posenc_lib.model import init_params, loss_fn, region_value
 from posenc_lib.plots import plot_results
@@ -19,13 +19,24 @@ from posenc_lib.realtext import (
     model_config,
     results_table,
     score,
-    score_text,
     sliding_stride,
     summarize,
     sweep_jobs,
     windows,
 )
 from posenc_lib.tasks import IGNORE
+
+
+def score_text(params, config, ids, length, mode, *, n_scored=realtext.N_SCORED, start=None):
+    """Per-position (bits, counts) of a model on ``ids``, as the sweep scores them (None where
+    the model cannot run at ``length``): built here from the library's windows and score."""
+    from posenc_lib.model import length_problem
+
+    if length_problem(config, length):
+        return None
+    start = realtext.START if start is None else start
+    return score(params, config, *windows(ids, length, mode, n_scored=n_scored, start=start))
+
 
 TINY = {"steps": 3, "train_len": 8, "eval_lens": (8, 16, 32), "n_scored": 64, "variants": ()}
 RECORD_KEYS = {
@@ -210,10 +221,10 @@ def test_t5_buckets_reach_the_training_length_and_shrink_for_short_ones():
 @pytest.fixture(scope="module")
 def tiny_sweep(tmp_path_factory):
     out = tmp_path_factory.mktemp("realtext")
-    paths = realtext.run_sweep(
-        out, schemes=("none", "learned", "alibi"), seeds=(0,), workers=1, progress=False, **TINY
+    realtext.run_sweep(
+        out=out, schemes=("none", "learned", "alibi"), seeds=(0,), workers=1, progress=False, **TINY
     )
-    return out, paths
+    return out, {"results": out / "results.json"}
 
 
 def test_records_are_the_studys_format_plus_the_evaluation_mode(tiny_sweep):
@@ -263,24 +274,30 @@ def test_a_rerun_resumes_from_the_progress_file_and_trains_nothing_again(tiny_sw
     def fail(job):
         raise AssertionError(f"trained again: {job}")
 
-    monkeypatch.setattr(realtext, "train_and_score", fail)
-    realtext.run_sweep(
-        out, schemes=("none", "learned", "alibi"), seeds=(0,), workers=1, progress=False, **TINY
+    import dataclasses
+
+    failing = dataclasses.replace(realtext.REALTEXT, runner=fail)
+    failing.run(
+        out=out, schemes=("none", "learned", "alibi"), seeds=(0,), workers=1, progress=False, **TINY
     )
     assert paths["results"].read_text() == before
     assert (out / "progress.jsonl").read_text().count("\n") == lines
 
 
-def test_run_models_trains_now_the_models_the_sweep_records(tiny_sweep, capsys):
-    swept = realtext.load_sweep(tiny_sweep[0])[0]
-    records, models = realtext.run_models(("none", "learned", "alibi"), progress=False, **TINY)
-    assert records == swept  # in job order, the same numbers
+def test_a_run_now_trains_the_models_the_sweep_records(tiny_sweep, capsys):
+    swept = realtext.load_sweep(tiny_sweep[0])
+    files, models = realtext.run_sweep(
+        schemes=("none", "learned", "alibi"), progress=False, keep_models=True, **TINY
+    )
+    assert files == swept  # in job order, the same numbers
     assert capsys.readouterr().err == ""
     assert list(models) == [("none", 0), ("learned", 0), ("alibi", 0)]
     assert [len(m.losses) for m in models.values()] == [TINY["steps"]] * 3
     assert models["alibi", 0].config == model_config("alibi", train_len=8, vocab_size=None)
-    defaults, _ = realtext.run_models(("none",), seeds=(1,), progress=False, **TINY)
-    assert {r["seed"] for r in defaults} == {1}
+    (chosen, _), _ = realtext.run_sweep(
+        schemes=("none",), seeds=(1,), progress=False, keep_models=True, **TINY
+    )
+    assert {r["seed"] for r in chosen} == {1}
 
 
 def test_the_command_line_prints_both_modes_tables_and_resumes(tmp_path, monkeypatch, capsys):
@@ -288,7 +305,7 @@ def test_the_command_line_prints_both_modes_tables_and_resumes(tmp_path, monkeyp
     realtext.main(argv)
     printed = capsys.readouterr().out
     records = realtext.load_sweep(tmp_path)[0]
-    tables = "\n\n".join(results_table(records, mode=mode) for mode in MODES) + "\n"
+    tables = "\n\n".join(results_table(records, mode=m, region="all") for m in MODES) + "\n"
     assert printed.startswith(tables)
     assert printed.splitlines()[0] == (
         "bits per character, non-overlapping chunks, mean (min-max) over 1 seed"
@@ -303,7 +320,8 @@ def test_the_command_line_prints_both_modes_tables_and_resumes(tmp_path, monkeyp
     def trained_again(job, **_):
         raise AssertionError(f"trained again: {job}")
 
-    monkeypatch.setattr(realtext, "train_and_score", trained_again)
+    real = sweep.run_jobs
+    monkeypatch.setattr(sweep, "run_jobs", lambda jobs, _, **kw: real(jobs, trained_again, **kw))
     realtext.main(argv)  # every model is in progress.jsonl: the same tables, nothing trained
     assert capsys.readouterr().out.startswith(tables)
 
@@ -312,23 +330,25 @@ def test_the_command_line_prints_both_modes_tables_and_resumes(tmp_path, monkeyp
 def test_results_do_not_depend_on_the_number_of_workers(tiny_sweep, tmp_path):
     records = realtext.load_sweep(tiny_sweep[0])[0]
     parallel = realtext.run_sweep(
-        tmp_path,
+        out=tmp_path,
         schemes=("none", "learned", "alibi"),
         seeds=(0,),
         workers=2,
         progress=False,
         **TINY,
     )
-    again = sweep.load_records(parallel["results"])
+    again = parallel[0]
     assert [r["value"] for r in again] == pytest.approx([r["value"] for r in records], abs=1e-9)
 
 
 def test_sweep_jobs_reject_bad_settings_naming_them():
-    with pytest.raises(ValueError, match="sweep_jobs: scheme must be one of"):
+    with pytest.raises(ValueError, match=r"sweep_jobs: schemes\[1\] must be one of"):
         sweep_jobs(("alibi", "xpos"))
     with pytest.raises(ValueError, match="eval_lens must include train_len=64"):
         sweep_jobs(eval_lens=(128, 256))
-    with pytest.raises(ValueError, match="sweep_jobs: eval_lens must be an integer >= 64, got 32"):
+    with pytest.raises(
+        ValueError, match=r"sweep_jobs: eval_lens\[0\] must be an integer >= 64, got 32"
+    ):
         sweep_jobs(eval_lens=(32, 64))
     with pytest.raises(TypeError, match="sweep_jobs: steps must be an integer"):
         sweep_jobs(steps=10.5)
@@ -352,17 +372,18 @@ def test_every_sliding_window_set_scores_exactly_n_scored_characters():
 
 
 def test_the_full_sweep_is_6_schemes_by_3_seeds_at_5_lengths_in_2_modes():
-    jobs = sweep_jobs()
+    jobs = sweep_jobs(seeds=realtext.SEEDS)
     assert len(jobs) == 18
+    assert sweep_jobs() == [j for j in jobs if j["seed"] == 0]  # by default, seed 0
     assert {j["scheme"] for j in jobs} == set(realtext.SCHEMES)
-    variants = sweep_jobs(variants=tuple(realtext.VARIANTS))[18:]
+    variants = sweep_jobs(seeds=realtext.SEEDS, variants=tuple(realtext.VARIANTS))[18:]
     assert [(j["scheme"], j["config"]) for j in variants[::3]] == [
         ("t5", "t5-buckets-to-32"),
         ("alibi", "alibi-8-heads"),
         ("rope", "rope-2-heads"),
     ]
     assert sweep_jobs(("none",), variants=("t5-buckets-to-32",)) == sweep_jobs(("none",))
-    with pytest.raises(ValueError, match="sweep_jobs: variants must be one of"):
+    with pytest.raises(ValueError, match=r"sweep_jobs: variants\[0\] must be one of"):
         sweep_jobs(variants=("rope-base-500",))
     assert {j["seed"] for j in jobs} == {0, 1, 2}
     assert jobs[0]["eval_lens"] == [64, 128, 256, 512, 1024]
@@ -401,7 +422,7 @@ def test_summaries_table_and_figure_read_the_records(tiny_sweep):
     from posenc_lib.plots import style_problems, use_house_style
 
     records, curves = realtext.load_sweep(tiny_sweep[0])
-    summary = summarize(records, mode="sliding")
+    summary = summarize(records, mode="sliding", region="all")
     assert summary[("learned", 16)] is None
     mean, low, high = summary[("alibi", 8)]
     assert low <= mean <= high
@@ -418,7 +439,7 @@ def test_summaries_table_and_figure_read_the_records(tiny_sweep):
         plt.close(fig)
     centres, mean, low, high = realtext.position_bits(curves, "alibi", 8, bin_width=4)
     assert centres.tolist() == [1.5, 5.5] and np.all(low <= mean) and np.all(mean <= high)
-    with pytest.raises(ValueError, match="position_bits: no totals curve of 'rope'"):
+    with pytest.raises(ValueError, match="position_bits: no record has scheme='rope'"):
         realtext.position_bits(curves, "rope", 8)
 
 
@@ -435,17 +456,20 @@ def test_the_excess_curve_compares_each_character_with_itself_in_a_chunk_of_the_
         realtext.position_bits(curves, "alibi", 8, field="excess")
 
 
-def test_paired_differences_are_per_seed_and_refuse_models_that_cannot_run(tiny_sweep):
-    records, _ = realtext.load_sweep(tiny_sweep[0])
-    diffs = realtext.paired_differences(records, "alibi", "none", 16, mode="sliding")
+def test_paired_differences_are_per_seed_and_leave_out_models_that_cannot_run(tiny_sweep):
+    recs, _ = realtext.load_sweep(tiny_sweep[0])
+    chosen = {"eval_len": 16, "mode": "sliding", "region": "all", "config": realtext.CONFIG_NAME}
+    pairs = records.paired_differences(recs, "scheme", "alibi", "none", **chosen)
     rows = {
         (r["scheme"], r["seed"]): r["value"]
-        for r in records
+        for r in recs
         if r["eval_len"] == 16 and r["mode"] == "sliding" and r["region"] == "all"
     }
-    assert diffs == {k: rows["alibi", k] - rows["none", k] for k in diffs} and len(diffs) >= 1
-    with pytest.raises(ValueError, match="paired_differences: 'learned' cannot run"):
-        realtext.paired_differences(records, "learned", "none", 16)
+    assert [p["difference"] for p in pairs] == [rows["alibi", 0] - rows["none", 0]]
+    with pytest.raises(
+        ValueError, match="paired_differences: no record of 'learned' has a partner"
+    ):
+        records.paired_differences(recs, "scheme", "learned", "none", **chosen)
 
 
 # -- bad input, and the edges of the summaries -----------------------------------------------
@@ -455,12 +479,7 @@ def test_paired_differences_are_per_seed_and_refuse_models_that_cannot_run(tiny_
     "call, error, message",
     [
         (
-            lambda: realtext.paired_differences([], "rope", "alibi", 64, mode="chunks"),
-            ValueError,
-            "paired_differences: mode must be one of 'nonoverlapping', 'sliding', got 'chunks'",
-        ),
-        (
-            lambda: realtext.position_bits([], "rope", 64, bin_width=0),
+            lambda: realtext.position_bits(hand_curves(), "rope", 4, bin_width=0),
             ValueError,
             "position_bits: bin_width must be an integer >= 1, got 0",
         ),
@@ -475,11 +494,15 @@ def test_paired_differences_are_per_seed_and_refuse_models_that_cannot_run(tiny_
             "scored_topics: n_scored must be an integer >= 0, got -1",
         ),
     ],
-    ids=["mode", "bin-width", "field", "n-scored"],
+    ids=["bin-width", "field", "n-scored"],
 )
 def test_the_real_text_summaries_refuse_bad_arguments_naming_them(call, error, message):
     with pytest.raises(error, match=f"^{re.escape(message)}$"):
         call()
+
+
+def hand_curves():
+    return [{"scheme": "rope", "eval_len": 4, "totals": [1.0] * 4, "counts": [1] * 4}]
 
 
 def test_paired_differences_pair_only_the_seeds_both_models_have():
@@ -488,7 +511,8 @@ def test_paired_differences_pair_only_the_seeds_both_models_have():
         | {"mode": "sliding", "region": "all", "value": v}
         for s, k, v in [("rope", 0, 2.0), ("rope", 1, 3.0), ("alibi", 1, 2.5), ("alibi", 2, 9.0)]
     ]
-    assert realtext.paired_differences(rows, "rope", "alibi", 64, mode="sliding") == {1: 0.5}
+    pairs = records.paired_differences(rows, "scheme", "rope", "alibi", mode="sliding")
+    assert [(p["seed"], p["difference"]) for p in pairs] == [(1, 0.5)]
 
 
 def test_position_bits_average_each_bin_over_its_characters_and_take_curves_without_a_config():
@@ -502,7 +526,7 @@ def test_position_bits_average_each_bin_over_its_characters_and_take_curves_with
     # bins (0, 1) and (2, 3): 4 bits over 2 characters, 6 bits over 1 character
     assert centres.tolist() == [0.5, 2.5] and mean.tolist() == low.tolist() == [2.0, 6.0]
     centres, mean, _, _ = realtext.position_bits([curve], "rope", 4)  # one position per bin
-    assert mean.tolist() == [3.0, 1.0, 4.0, 2.0]  # an empty position keeps its total (0 / 1)
+    assert mean.tolist()[:3] == [3.0, 1.0, 4.0] and np.isnan(mean[3])  # nothing scored: no value
     other = {**curve, "config": "another"}
     with pytest.raises(ValueError, match="no totals curve of 'rope'"):
         realtext.position_bits([other], "rope", 4)
@@ -562,7 +586,7 @@ def hand_records():
 
 def test_results_table_reads_one_mode_and_region_of_its_configuration_written_out():
     records = [r for r in hand_records() if r["scheme"] != "sinusoidal" or r["mode"] != "sliding"]
-    assert results_table(records) == "\n".join(
+    assert results_table(records, region="all") == "\n".join(
         [
             "bits per character, non-overlapping chunks, mean (min-max) over 2 seeds",
             "scheme                  L = 8          2L = 16",
@@ -574,7 +598,8 @@ def test_results_table_reads_one_mode_and_region_of_its_configuration_written_ou
     # unseen: the training length's column is over all positions (nothing there is unseen)
     assert results_table(records, mode="sliding", region="unseen", digits=1) == "\n".join(
         [
-            "bits per character, sliding windows, mean (min-max) over 2 seeds",
+            "bits per character, sliding windows, unseen positions (at L: all), mean (min-max) "
+            "over 2 seeds",
             "scheme               L = 8       2L = 16",
             "rope         2.6 (2.5-2.8) 4.6 (4.5-4.8)",
             "learned      1.6 (1.5-1.8)    cannot run",
@@ -582,7 +607,7 @@ def test_results_table_reads_one_mode_and_region_of_its_configuration_written_ou
             "t5                 not run 5.0 (5.0-5.0)",  # no record at L = 8: not "cannot run"
         ]
     )
-    one_seed = results_table([r for r in records if r["seed"] == 0]).splitlines()
+    one_seed = results_table([r for r in records if r["seed"] == 0], region="all").splitlines()
     assert one_seed[0].endswith("over 1 seed") and one_seed[2].startswith("rope         2.00")
     sliding_only = results_table(hand_records()).splitlines()  # another mode's scheme: absent
     assert [line.split()[0] for line in sliding_only[2:]] == ["rope", "learned", "alibi"]
@@ -591,13 +616,16 @@ def test_results_table_reads_one_mode_and_region_of_its_configuration_written_ou
 def test_summarize_selects_one_mode_region_and_configuration():
     records = hand_records()
     assert realtext.summarize(records, mode="sliding", region="unseen") == {
+        ("rope", 8): (2.625, 2.5, 2.75),  # at L, where nothing is unseen: all positions
         ("rope", 16): (4.625, 4.5, 4.75),
+        ("learned", 8): (1.625, 1.5, 1.75),
         ("learned", 16): None,
+        ("alibi", 8): (2.125, 2.0, 2.25),
         ("t5", 16): (5.0, 5.0, 5.0),
     }
-    by_default = realtext.summarize(records)  # non-overlapping chunks, all positions, CONFIG_NAME
+    by_default = realtext.summarize(records)  # non-overlapping chunks, unseen, CONFIG_NAME
     assert by_default == realtext.summarize(
-        records, mode="nonoverlapping", region="all", config=realtext.CONFIG_NAME
+        records, mode="nonoverlapping", region="unseen", config=realtext.CONFIG_NAME
     )
     assert set(by_default) == {
         ("rope", 8),
@@ -606,14 +634,18 @@ def test_summarize_selects_one_mode_region_and_configuration():
         ("learned", 16),
         ("alibi", 8),
     }
-    assert by_default["rope", 8] == (2.125, 2.0, 2.25)
+    assert by_default["rope", 8] == (2.125, 2.0, 2.25)  # at L: all positions
+    assert by_default["rope", 16] == (4.125, 4.0, 4.25)  # past it: the unseen ones
     assert realtext.summarize(records, config="another") == {("t5", 8): (9.0, 9.0, 9.0)}
-    for name, value, allowed in [
-        ("mode", "chunks", "'nonoverlapping', 'sliding'"),
-        ("region", "seen", "'all', 'unseen'"),
+    for name, value, message in [
+        (
+            "mode",
+            "chunks",
+            "no record has mode='chunks'; mode is one of ['nonoverlapping', 'sliding']",
+        ),
+        ("region", "seen", "region must be one of 'all', 'unseen', got 'seen'"),
     ]:
-        message = f"summarize: {name} must be one of {allowed}, got {value!r}"
-        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        with pytest.raises(ValueError, match=f"^summarize: {re.escape(message)}$"):
             realtext.summarize(records, **{name: value})
 
 
@@ -639,7 +671,7 @@ def test_the_report_draws_both_modes_side_by_side_sharing_the_bits_axis(tmp_path
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", savefig_spy)
     records = realtext.load_sweep()[0]
     text = realtext.report(records, tmp_path)
-    assert text == "\n\n".join(results_table(records, mode=m) for m in MODES) + "\n"
+    assert text == "\n\n".join(results_table(records, mode=m, region="all") for m in MODES) + "\n"
     (fig,) = saved
     left, right = fig.axes[:2]
     assert left.get_position().x1 <= right.get_position().x0  # side by side, not stacked
@@ -691,7 +723,9 @@ def test_train_and_score_assembles_records_curves_excess_and_training_bits_from_
     }
     scored = {key: realtext.position_sums(b) for key, b in bits.items()}
     base = {k: job[k] for k in ("task", "scheme", "config", "seed", "train_len")}
-    assert out["records"] == sweep.region_records(base, scored, 8, "bits_per_char", keys=("mode",))
+    assert out["records"] == records.region_records(
+        base, scored, 8, "bits_per_char", keys=("mode",)
+    )
     short, long = out["curves"]
     for curve, n in [(short, 8), (long, 32)]:
         totals, counts = scored[n, "nonoverlapping"]
@@ -715,7 +749,7 @@ def test_train_and_score_assembles_records_curves_excess_and_training_bits_from_
     )
 
 
-def test_score_text_scores_the_windows_that_start_where_it_is_told():
+def test_the_windows_score_from_where_they_are_told_to_start():
     corpus = load_corpus()
     config = model_config("alibi", train_len=8, vocab_size=corpus.vocab_size)
     params = init_params(config, seed=0)
@@ -723,28 +757,17 @@ def test_score_text_scores_the_windows_that_start_where_it_is_told():
     for start in (16, 40):
         tokens, targets = windows(ids, 8, "sliding", n_scored=64, start=start)
         expected = realtext.score(params, config, tokens, targets)
-        got = realtext.score_text(params, config, ids, 8, "sliding", n_scored=64, start=start)
+        got = score_text(params, config, ids, 8, "sliding", n_scored=64, start=start)
         assert all(np.array_equal(a, b) for a, b in zip(got, expected, strict=True))
-    at_16 = realtext.score_text(params, config, ids, 8, "sliding", n_scored=64, start=16)
+    at_16 = score_text(params, config, ids, 8, "sliding", n_scored=64, start=16)
     assert not np.array_equal(at_16[0], got[0])  # another start scores other characters
-
-
-def test_paired_differences_say_when_two_models_share_no_seed():
-    rows = [
-        {"scheme": s, "config": realtext.CONFIG_NAME, "seed": k, "eval_len": 64}
-        | {"mode": "nonoverlapping", "region": "all", "value": 1.0}
-        for s, k in [("rope", 0), ("alibi", 1)]
-    ]
-    message = "paired_differences: 'rope' and 'alibi' share no seed at eval_len=64, nonoverlapping"
-    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        realtext.paired_differences(rows, "rope", "alibi", 64)
 
 
 @pytest.mark.parametrize(
     "options, error, message",
     [
-        ({"seeds": (-1,)}, ValueError, "sweep_jobs: seed must be an integer >= 0, got -1"),
-        ({"seeds": (0.5,)}, TypeError, "sweep_jobs: seed must be an integer, got 0.5"),
+        ({"seeds": (-1,)}, ValueError, "sweep_jobs: seeds[0] must be an integer >= 0, got -1"),
+        ({"seeds": (0.5,)}, TypeError, "sweep_jobs: seeds[0] must be an integer, got 0.5"),
         ({"n_scored": 0}, ValueError, "sweep_jobs: n_scored must be an integer >= 1, got 0"),
         ({"steps": 0}, ValueError, "sweep_jobs: steps must be an integer >= 1, got 0"),
         (

@@ -1,8 +1,10 @@
-"""The experiment engine's own parts (posenc_lib.sweep): the command line a learner or teacher
-types, the process settings every worker takes, the code hash, the text tables, and, on a toy sweep
-that trains nothing, what the engine hands run_jobs, Dask and the files it writes. The chapters'
-sweeps themselves are tested through the two chapters that use them (tests/test_experiments.py,
-tests/test_realtext.py, tests/test_committed_data.py)."""
+"""The experiment engine's own parts: the command line a learner or teacher types (posenc_lib.cli),
+the process settings every worker takes and the runner (posenc_lib.runner), the text tables
+(posenc_lib.tables), the binning of curves (posenc_lib.records), and, on a toy sweep that trains
+nothing, what `Sweep.run` hands run_jobs, Dask and the files it writes (posenc_lib.sweep). The
+chapters' sweeps themselves are tested through the two chapters that use them
+(tests/test_experiments.py, tests/test_realtext.py, tests/test_committed_data.py); the refusals of
+every entry point in tests/test_validation_engine.py."""
 
 import os
 import time
@@ -11,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from posenc_lib import experiments, realtext, sweep
+from posenc_lib import cli, experiments, realtext, records, runner, sweep, tables
 
 HELP = {
     "out": "directory for the results",
@@ -29,7 +31,7 @@ HELP = {
 
 @pytest.mark.parametrize("spec", [experiments.STUDY, realtext.REALTEXT], ids=lambda s: s.name)
 def test_the_command_line_says_what_each_option_does_and_defaults_to_the_committed_sweep(spec):
-    parser = sweep.parser(spec, "The sweep.", "seed 0 only")
+    parser = cli.parser(spec, "The sweep.", "seed 0 only")
     assert parser.prog == f"python -m {spec.module}"
     assert parser.description == "The sweep."
     helps = {a.dest: a.help for a in parser._actions if a.dest != "help"}
@@ -66,33 +68,33 @@ def test_each_worker_asks_glibc_to_keep_freed_memory_without_trimming_or_separat
     import ctypes
 
     libc = FakeLibc()
-    monkeypatch.setattr(sweep.platform, "system", lambda: "Linux")
-    monkeypatch.setattr(sweep.platform, "libc_ver", lambda: ("glibc", "2.36"))
+    monkeypatch.setattr(runner.platform, "system", lambda: "Linux")
+    monkeypatch.setattr(runner.platform, "libc_ver", lambda: ("glibc", "2.36"))
     monkeypatch.setattr(ctypes, "CDLL", lambda name: libc)
-    assert sweep.keep_freed_memory() is True
+    assert runner.keep_freed_memory() is True
     # <malloc.h>: M_TRIM_THRESHOLD = -1 (never trim), M_MMAP_MAX = -4 (0: no separate mappings)
     assert libc.calls == [(-1, 2**31 - 1), (-4, 0)]
     refused = FakeLibc(answer=0)
     monkeypatch.setattr(ctypes, "CDLL", lambda name: refused)
-    assert sweep.keep_freed_memory() is False
+    assert runner.keep_freed_memory() is False
     for system, libc_name in [("Darwin", ""), ("Windows", ""), ("Linux", "musl")]:
         untouched = FakeLibc()
         monkeypatch.setattr(ctypes, "CDLL", lambda name, lib=untouched: lib)
-        monkeypatch.setattr(sweep.platform, "system", lambda s=system: s)
-        monkeypatch.setattr(sweep.platform, "libc_ver", lambda n=libc_name: (n, ""))
-        assert sweep.keep_freed_memory() is False and untouched.calls == []
+        monkeypatch.setattr(runner.platform, "system", lambda s=system: s)
+        monkeypatch.setattr(runner.platform, "libc_ver", lambda n=libc_name: (n, ""))
+        assert runner.keep_freed_memory() is False and untouched.calls == []
 
 
 def test_a_worker_keeps_freed_memory_and_runs_its_job_on_one_blas_thread(monkeypatch):
     from threadpoolctl import threadpool_info
 
     kept = []
-    monkeypatch.setattr(sweep, "keep_freed_memory", lambda: kept.append(True))
+    monkeypatch.setattr(runner, "keep_freed_memory", lambda: kept.append(True))
 
     def blas_threads(job):
         return job, {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
 
-    job, threads = sweep.one_blas_thread(blas_threads, {"n": 1})
+    job, threads = runner.one_blas_thread(blas_threads, {"n": 1})
     assert job == {"n": 1} and threads <= {1} and kept == [True]
 
 
@@ -102,82 +104,140 @@ def test_a_worker_keeps_freed_memory_and_runs_its_job_on_one_blas_thread(monkeyp
 def test_binned_curves_pool_each_bin_then_spread_over_the_records():
     first = {"totals": [0, 2, 4, 1, 3, 3, 9], "counts": [0, 4, 4, 1, 0, 0, 9]}
     second = {"totals": [1, 1, 2, 2, 6, 0, 9], "counts": [2, 2, 1, 1, 6, 2, 9]}
-    centres, mean, low, high = sweep.binned_curves([first, second], bin_width=2, missing=-1.0)
+    centres, mean, low, high = records.binned_curves([first, second], bin_width=2)
     # bins of positions (0, 1), (2, 3), (4, 5); position 6 is not a whole bin
-    # first:  2/4 = 0.5, 5/5 = 1.0, no targets -> -1.0
+    # first:  2/4 = 0.5, 5/5 = 1.0, no targets -> NaN (no value, not zero)
     # second: 2/4 = 0.5, 4/2 = 2.0, 6/8 = 0.75
     assert centres.tolist() == [0.5, 2.5, 4.5]
-    assert mean.tolist() == [0.5, 1.5, -0.125]
-    assert low.tolist() == [0.5, 1.0, -1.0]
-    assert high.tolist() == [0.5, 2.0, 0.75]
+    assert mean.tolist()[:2] == [0.5, 1.5] and np.isnan(mean[2])
+    assert low.tolist()[:2] == [0.5, 1.0] and np.isnan(low[2])
+    assert high.tolist()[:2] == [0.5, 2.0] and np.isnan(high[2])
     one_target = {"totals": [3, 5], "counts": [1, 0]}  # a bin of one target is its value
-    centres, mean, _, _ = sweep.binned_curves([one_target])  # default: one position per bin
+    centres, mean, _, _ = records.binned_curves([one_target])  # default: one position per bin
     assert centres.tolist() == [0.0, 1.0]
-    assert mean[0] == 3.0 and np.isnan(mean[1])  # missing defaults to NaN
+    assert mean[0] == 3.0 and np.isnan(mean[1])
+
+
+def test_binned_curves_select_the_curves_and_bin_another_field():
+    curves = [
+        {"scheme": "a", "totals": [1, 1], "excess": [2, 4], "counts": [1, 2]},
+        {"scheme": "b", "totals": [9, 9], "excess": [9, 9], "counts": [1, 1]},
+    ]
+    assert records.binned_curves(curves, scheme="a")[1].tolist() == [1.0, 0.5]
+    assert records.binned_curves(curves, scheme="a", field="excess")[1].tolist() == [2.0, 2.0]
+
+
+def test_every_binning_of_the_course_is_bin_positions():
+    """The study's curves, chapter 07's bits by position and the floors' curve: one binning."""
+    import inspect
+
+    from posenc_lib import plots
+
+    assert "bin_positions(" in inspect.getsource(records.binned_curves)
+    assert "bin_positions(" in inspect.getsource(plots.draw_floors)
+    assert "binned_curves(" in inspect.getsource(realtext.position_bits)
+    assert "binned_curves(" in inspect.getsource(experiments.position_curves)
+    for function in (realtext.position_bits, experiments.position_curves, plots.draw_floors):
+        assert "reshape" not in inspect.getsource(function)
 
 
 def test_binned_curves_refuse_a_bin_width_below_one_naming_it():
-    assert sweep.binned_curves([{"totals": [1], "counts": [1]}], bin_width=1)[1].tolist() == [1.0]
+    one = [{"totals": [1], "counts": [1]}]
+    assert records.binned_curves(one, bin_width=1)[1].tolist() == [1.0]
     with pytest.raises(
         ValueError, match=r"^binned_curves: bin_width must be an integer >= 1, got 0$"
     ):
-        sweep.binned_curves([], bin_width=0)
+        records.binned_curves(one, bin_width=0)
     with pytest.raises(TypeError, match=r"^binned_curves: bin_width must be an integer, got 1.5$"):
-        sweep.binned_curves([], bin_width=1.5)
+        records.binned_curves(one, bin_width=1.5)
 
 
 # -- the chapters' entry points hand everything to the engine ------------------------------------
 
 
-@pytest.mark.parametrize("module", [experiments, realtext], ids=["study", "realtext"])
-def test_a_chapters_run_sweep_passes_its_sweep_directory_and_options_to_the_engine(
-    module, monkeypatch
-):
+@pytest.mark.parametrize(
+    ("module", "run", "load"),
+    [(experiments, "run_study", "load_study"), (realtext, "run_sweep", "load_sweep")],
+    ids=["study", "realtext"],
+)
+def test_a_chapter_runs_and_reads_its_sweep_through_the_one_engine(module, run, load, monkeypatch):
     calls = []
-    monkeypatch.setattr(sweep, "run_sweep", lambda *args, **kwargs: calls.append((args, kwargs)))
+    monkeypatch.setattr(sweep.Sweep, "run", lambda self, **kw: calls.append(("run", self, kw)))
+    monkeypatch.setattr(sweep.Sweep, "load", lambda self, d=None: calls.append(("load", self, d)))
     spec = experiments.STUDY if module is experiments else realtext.REALTEXT
-    module.run_sweep("out")
-    module.run_sweep("elsewhere", workers=3, backend="dask", progress=False, fresh=True, steps=5)
-    defaults = {"workers": 2, "backend": "loky", "progress": True, "fresh": False}
-    given = {"workers": 3, "backend": "dask", "progress": False, "fresh": True, "steps": 5}
-    assert calls == [((spec, "out"), defaults), ((spec, "elsewhere"), given)]
+    getattr(module, run)()
+    getattr(module, run)(out="x", workers=3, backend="dask", progress=False, fresh=True, steps=5)
+    getattr(module, load)()
+    getattr(module, load)("elsewhere")
+    defaults = {"workers": 1, "backend": "loky", "progress": True, "fresh": False}
+    defaults |= {"keep_models": False, "out": None}
+    given = {"out": "x", "workers": 3, "backend": "dask", "progress": False, "fresh": True}
+    given |= {"keep_models": False, "steps": 5}
+    assert calls == [
+        ("run", spec, defaults),
+        ("run", spec, given),
+        ("load", spec, None),
+        ("load", spec, "elsewhere"),
+    ]
+    assert spec.verbs == {"run": run, "load": load}
 
 
-def test_run_models_hands_its_jobs_workers_backend_and_progress_to_the_engine(monkeypatch):
+@pytest.mark.parametrize("module", [experiments, realtext], ids=["study", "realtext"])
+def test_both_chapters_run_summarise_and_tabulate_with_the_same_arguments_and_defaults(module):
+    import inspect
+
+    for name in ("summarize", "results_table"):
+        assert inspect.signature(getattr(module, name)) == inspect.signature(
+            getattr(experiments, name)
+        )
+    run = {"experiments": "run_study", "realtext": "run_sweep"}[module.__name__.split(".")[-1]]
+    assert inspect.signature(getattr(module, run)) == inspect.signature(experiments.run_study)
+    assert inspect.signature(experiments.summarize).parameters["region"].default == "unseen"
+
+
+def test_run_hands_run_jobs_the_jobs_and_returns_the_files_records_and_the_models(monkeypatch):
     calls = []
 
     def run_jobs(jobs, runner, **kwargs):
         calls.append((jobs, runner, kwargs))
-        return []
+        return [
+            {"job": job, "records": [{"n": i}], "curve": {"c": i}, "extension": [], "result": i}
+            for i, job in enumerate(jobs)
+        ]
 
     monkeypatch.setattr(sweep, "run_jobs", run_jobs)
-    assert realtext.run_models(("none",), steps=5) == ([], {})
-    realtext.run_models(("rope",), (1, 2), workers=2, backend="dask", progress=False)
-    (jobs, runner, defaults), (more_jobs, _, given) = calls
-    assert jobs == realtext.sweep_jobs(("none",), (0,), steps=5) and runner is realtext._run
-    assert defaults == {"workers": 1, "backend": "loky", "progress": True, "keep_models": True}
-    assert more_jobs == realtext.sweep_jobs(("rope",), (1, 2))
-    assert given == {"workers": 2, "backend": "dask", "progress": False, "keep_models": True}
-
-
-def test_run_one_trains_the_study_job_with_the_studys_defaults(monkeypatch):
-    calls = []
-
-    def train_and_measure(job, **kwargs):
-        calls.append((job, kwargs))
-        return {"records": ["records"], "result": "model"}
-
-    monkeypatch.setattr(experiments, "train_and_measure", train_and_measure)
-    assert experiments.run_one("markov", "alibi", 3) == ["records"]
-    assert experiments.run_one("markov", "alibi", 3, progress=True, keep_model=True) == (
-        ["records"],
-        "model",
+    files = experiments.run_study(tasks=("markov",), schemes=("rope",))
+    (records, curves, extension), models = experiments.run_study(
+        tasks=("lookback-3",),
+        schemes=("none", "alibi"),
+        seeds=(2, 5),
+        configs=("1x32",),
+        steps=9,
+        train_len=16,
+        eval_lens=(16, 32),
+        n_tokens=64,
+        workers=2,
+        progress=False,
+        keep_models=True,
     )
-    (job, default), (_, asked) = calls
-    assert job == experiments.study_jobs(["markov"], ["alibi"], [3])[0]
-    assert (job["steps"], job["train_len"], job["config"]) == (400, 32, "4x8+mlp")
-    assert (job["eval_lens"], job["n_tokens"]) == ([32, 64, 128, 256], 4096)
-    assert default == {"progress": False} and asked == {"progress": True}
+    (default_jobs, runner, defaults), (jobs, _, given) = calls
+    assert runner is experiments.train_and_measure
+    assert default_jobs == experiments.study_jobs(("markov",), ("rope",), (0,))
+    assert files == ([{"n": 0}], [{"c": 0}], [])
+    assert defaults == {"workers": 1, "backend": "loky", "progress": True, "keep_models": False}
+    assert jobs == experiments.study_jobs(
+        ("lookback-3",),
+        ("none", "alibi"),
+        (2, 5),
+        configs=("1x32",),
+        steps=9,
+        train_len=16,
+        eval_lens=(16, 32),
+        n_tokens=64,
+    )
+    assert given == {"workers": 2, "backend": "loky", "progress": False, "keep_models": True}
+    assert records == [{"n": i} for i in range(4)] and curves == [{"c": i} for i in range(4)]
+    assert models == {(j["task"], j["scheme"], j["seed"]): i for i, j in enumerate(jobs)}
 
 
 # -- a toy sweep: the engine's running, recording and command line, without training a model ------
@@ -215,11 +275,15 @@ TOY = sweep.Sweep(
 
 def test_a_sweep_saves_each_witness_jobs_trained_parameters_where_witness_path_says(tmp_path):
     out = tmp_path / "new" / "nested"  # created, parents too
-    paths = sweep.run_sweep(TOY, out, workers=1, progress=False)
-    assert sweep.load_records(paths["results"]) == [
-        {"seed": 0, "value": 0.5},
-        {"seed": 1, "value": 0.5},
-    ]
+    (results,) = TOY.run(out=out, progress=False)
+    assert (
+        results
+        == records.load_records(out / "results.json")
+        == [
+            {"seed": 0, "value": 0.5},
+            {"seed": 1, "value": 0.5},
+        ]
+    )
     files = ["progress.jsonl", "results.json", "witness-t-rope-c-seed1.npz"]
     assert sorted(p.name for p in out.iterdir()) == files  # seed 0 is no witness
     with np.load(out / "witness-t-rope-c-seed1.npz") as saved:
@@ -227,7 +291,7 @@ def test_a_sweep_saves_each_witness_jobs_trained_parameters_where_witness_path_s
         assert saved["w"].tolist() == [2.0, 4.0, 6.0] and saved["b"].tolist() == [[1, 1], [1, 1]]
 
 
-def test_run_sweep_hands_run_jobs_the_jobs_of_its_options_and_how_to_run_them(
+def test_run_with_out_hands_run_jobs_the_jobs_of_its_options_and_a_progress_file(
     tmp_path, monkeypatch
 ):
     calls = []
@@ -237,14 +301,14 @@ def test_run_sweep_hands_run_jobs_the_jobs_of_its_options_and_how_to_run_them(
         return []
 
     monkeypatch.setattr(sweep, "run_jobs", run_jobs)
-    sweep.run_sweep(TOY, tmp_path / "a")
-    sweep.run_sweep(TOY, tmp_path / "b", workers=3, backend="dask", progress=False, scale=2)
+    TOY.run(out=tmp_path / "a")
+    TOY.run(out=tmp_path / "b", workers=3, backend="dask", progress=False, scale=2)
     (jobs, runner, defaults), (more_jobs, _, given) = calls
     assert jobs == toy_jobs() and runner is toy_run and more_jobs == toy_jobs(scale=2)
     assert callable(defaults.pop("on_output")) and callable(given.pop("on_output"))
     progress = tmp_path / "a" / "progress.jsonl"
     assert defaults == {
-        "workers": 2,
+        "workers": 1,
         "backend": "loky",
         "progress": True,
         "progress_file": progress,
@@ -253,7 +317,7 @@ def test_run_sweep_hands_run_jobs_the_jobs_of_its_options_and_how_to_run_them(
     assert given == {"workers": 3, "backend": "dask", "progress": False, "progress_file": progress}
 
 
-def test_run_sweep_keeps_the_progress_file_unless_asked_to_start_fresh(tmp_path, monkeypatch):
+def test_run_keeps_the_progress_file_unless_asked_to_start_fresh(tmp_path, monkeypatch):
     found = []
 
     def run_jobs(jobs, runner, *, progress_file, **kwargs):
@@ -262,14 +326,14 @@ def test_run_sweep_keeps_the_progress_file_unless_asked_to_start_fresh(tmp_path,
 
     monkeypatch.setattr(sweep, "run_jobs", run_jobs)
     (tmp_path / "progress.jsonl").write_text("")
-    sweep.run_sweep(TOY, tmp_path)
-    sweep.run_sweep(TOY, tmp_path, fresh=True)
+    TOY.run(out=tmp_path)
+    TOY.run(out=tmp_path, fresh=True)
     assert found == [True, False]
 
 
 def test_records_text_of_no_records_is_an_empty_list():
-    assert sweep.records_text([]) == "[]\n"
-    assert sweep.records_text([{"a": 1}]) == '[\n{"a": 1}\n]\n'
+    assert records.records_text([]) == "[]\n"
+    assert records.records_text([{"a": 1}]) == '[\n{"a": 1}\n]\n'
 
 
 # -- text tables ---------------------------------------------------------------------------------
@@ -277,25 +341,25 @@ def test_records_text_of_no_records_is_an_empty_list():
 
 @pytest.mark.parametrize("digits, width", [(0, 11), (1, 14), (2, 17), (3, 21), (4, 25)])
 def test_cell_width_is_the_larger_of_9_plus_4_and_11_plus_3_columns_per_decimal(digits, width):
-    assert sweep.cell_width(digits) == width
+    assert tables.cell_width(digits) == width
 
 
 @pytest.mark.parametrize(
     "digits, header, width", [(2, 16, 17), (2, 17, 18), (2, 20, 21), (0, 13, 14), (4, 30, 31)]
 )
 def test_cell_width_fits_the_longest_header_and_a_space_before_it(digits, header, width):
-    assert sweep.cell_width(digits, ["h", "x" * header, "y"]) == width
+    assert tables.cell_width(digits, ["h", "x" * header, "y"]) == width
 
 
 def test_a_cell_by_default_shows_two_decimals_and_says_not_run_or_cannot_run():
-    assert sweep.cell((0.5, 0.25, 0.75)) == "0.50 (0.25-0.75)"
-    assert sweep.cell(sweep.MISSING) == "not run"
-    assert sweep.cell(None) == "cannot run"
+    assert tables.cell((0.5, 0.25, 0.75)) == "0.50 (0.25-0.75)"
+    assert tables.cell(tables.MISSING) == "not run"
+    assert tables.cell(None) == "cannot run"
 
 
 def test_text_table_by_default_has_a_12_column_label_and_cells_of_2_decimals_17_columns_wide():
-    rows = [("rope", [(0.5, 0.25, 0.75), None]), ("alibi", [sweep.MISSING, (1, 1, 1)])]
-    assert sweep.text_table("scheme", ["L=8", "L=16"], rows) == [
+    rows = [("rope", [(0.5, 0.25, 0.75), None]), ("alibi", [tables.MISSING, (1, 1, 1)])]
+    assert tables.text_table("scheme", ["L=8", "L=16"], rows) == [
         "scheme      " + " " * 14 + "L=8" + " " * 13 + "L=16",
         "rope        " + " 0.50 (0.25-0.75)" + " " * 7 + "cannot run",
         "alibi       " + " " * 10 + "not run" + " 1.00 (1.00-1.00)",
@@ -303,7 +367,7 @@ def test_text_table_by_default_has_a_12_column_label_and_cells_of_2_decimals_17_
 
 
 def test_text_table_takes_the_column_width_label_width_digits_and_indent_given():
-    lines = sweep.text_table(
+    lines = tables.text_table(
         "s", ["h"], [("r", [(1, 0, 2)])], digits=1, column_width=15, label_width=2, indent="> "
     )
     assert lines == ["> s " + " " * 14 + "h", "> r " + "  1.0 (0.0-2.0)"]
@@ -313,20 +377,20 @@ def test_text_table_takes_the_column_width_label_width_digits_and_indent_given()
 
 
 def toy_args(out, *flags):
-    return sweep.parser(TOY, "A toy sweep.", "seed 0").parse_args(["--out", str(out), *flags])
+    return cli.parser(TOY, "A toy sweep.", "seed 0").parse_args(["--out", str(out), *flags])
 
 
 @pytest.mark.parametrize("cpus, workers", [(None, 1), (1, 1), (2, 2), (8, 2)])
 def test_the_command_line_defaults_to_two_workers_or_the_one_core_there_is(
     monkeypatch, cpus, workers
 ):
-    monkeypatch.setattr(sweep.os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(cli.os, "cpu_count", lambda: cpus)
     assert toy_args("x").workers == workers
 
 
 @pytest.fixture
 def engine(monkeypatch):
-    """Stand-ins for run_sweep and Dask's Client and LocalCluster: the list of their calls."""
+    """Stand-ins for Sweep.run and Dask's Client and LocalCluster: the list of their calls."""
     distributed = pytest.importorskip(
         "dask.distributed",
         reason="dask is not installed: pip install 'posenc-lib[cluster]' (the test extra has it)",
@@ -353,39 +417,39 @@ def engine(monkeypatch):
         def __exit__(self, *exc):
             calls.append(("close cluster",))
 
-    def run_sweep(spec, out, **kwargs):
-        calls.append(("run_sweep", spec, out, kwargs))
+    def run(spec, *, out, **kwargs):
+        calls.append(("run", spec, out, kwargs))
         if kwargs.get("steps") == "interrupt":
             raise KeyboardInterrupt
-        return {"results": sweep.write_records(out / "results.json", [{"value": 1.0}], {})}
+        return ([{"value": 1.0}],)
 
     monkeypatch.setattr(distributed, "Client", Client)
     monkeypatch.setattr(distributed, "LocalCluster", LocalCluster)
-    monkeypatch.setattr(sweep, "run_sweep", run_sweep)
+    monkeypatch.setattr(sweep.Sweep, "run", run)
     return calls
 
 
-def test_the_command_line_hands_run_sweep_its_workers_backend_progress_and_fresh(tmp_path, engine):
-    records = sweep.run_resumable(TOY, toy_args(tmp_path, "--workers", "3"), seeds=(0,), steps=4)
+def test_the_command_line_hands_the_run_its_workers_backend_progress_and_fresh(tmp_path, engine):
+    records = cli.run_resumable(TOY, toy_args(tmp_path, "--workers", "3"), seeds=(0,), steps=4)
     assert records == [{"value": 1.0}]
-    sweep.run_resumable(TOY, toy_args(tmp_path, "--workers", "1", "--fresh", "--no-progress"))
+    cli.run_resumable(TOY, toy_args(tmp_path, "--workers", "1", "--fresh", "--no-progress"))
     first = {"workers": 3, "backend": "loky", "progress": True, "fresh": False}
     second = {"workers": 1, "backend": "loky", "progress": False, "fresh": True}
     assert engine == [  # no Dask cluster with loky
-        ("run_sweep", TOY, tmp_path, {**first, "seeds": (0,), "steps": 4}),
-        ("run_sweep", TOY, tmp_path, second),
+        ("run", TOY, tmp_path, {**first, "seeds": (0,), "steps": 4}),
+        ("run", TOY, tmp_path, second),
     ]
 
 
 def test_the_dask_backend_starts_a_local_cluster_of_one_thread_per_worker_and_closes_both(
     tmp_path, engine
 ):
-    sweep.run_resumable(TOY, toy_args(tmp_path, "--backend", "dask", "--workers", "3"))
+    cli.run_resumable(TOY, toy_args(tmp_path, "--backend", "dask", "--workers", "3"))
     given = {"workers": 3, "backend": "dask", "progress": True, "fresh": False}
     assert engine == [
         ("LocalCluster", (), {"n_workers": 3, "threads_per_worker": 1}),
         ("Client", ("the local cluster",), {}),
-        ("run_sweep", TOY, tmp_path, given),
+        ("run", TOY, tmp_path, given),
         ("close",),
         ("close cluster",),
     ]
@@ -393,8 +457,8 @@ def test_the_dask_backend_starts_a_local_cluster_of_one_thread_per_worker_and_cl
 
 def test_the_dask_backend_connects_to_the_scheduler_given_and_closes_the_client(tmp_path, engine):
     address = "tcp://10.0.0.7:8786"
-    sweep.run_resumable(TOY, toy_args(tmp_path, "--backend", "dask", "--scheduler", address))
-    assert [call[:2] for call in engine] == [("Client", (address,)), ("run_sweep", TOY), ("close",)]
+    cli.run_resumable(TOY, toy_args(tmp_path, "--backend", "dask", "--scheduler", address))
+    assert [call[:2] for call in engine] == [("Client", (address,)), ("run", TOY), ("close",)]
     assert engine[0][2] == {}
 
 
@@ -404,7 +468,7 @@ def test_an_interrupted_run_says_how_many_models_it_kept_where_and_how_to_contin
     (tmp_path / "progress.jsonl").write_text('{"job": {"seed": 0}}\n{"job": {"seed": 1}}\n{"jo')
     args = toy_args(tmp_path, "--backend", "dask", "--workers", "1")
     with pytest.raises(SystemExit) as stop:
-        sweep.run_resumable(TOY, args, steps="interrupt")
+        cli.run_resumable(TOY, args, steps="interrupt")
     assert stop.value.code == 130
     assert capsys.readouterr().out == (
         f"interrupted: 2 finished models are kept in {tmp_path / 'progress.jsonl'}; "
@@ -425,9 +489,9 @@ def test_main_runs_the_options_of_its_flags_then_prints_the_report_and_the_recor
         calls.append(options)
         return [{"value": 1.0}, {"value": 2.0}, {"value": 3.0}]
 
-    monkeypatch.setattr(sweep, "run_resumable", run_resumable)
+    monkeypatch.setattr(cli, "run_resumable", run_resumable)
     clock = iter([100.0, 102.6, 200.0, 200.4, 0.0, 0.0, 0.0, 0.0])
-    monkeypatch.setattr(sweep, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    monkeypatch.setattr(cli, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
     spec = dataclasses.replace(
         TOY,
         quick={"seeds": (0,), "scale": 3},
@@ -435,13 +499,13 @@ def test_main_runs_the_options_of_its_flags_then_prints_the_report_and_the_recor
         report=lambda records, out: f"{len(records)} records drawn in {out.name}",
     )
     out = tmp_path / "res"
-    records = sweep.main(spec, toy_args(out, "--quick"), {"scale": 5})
+    records = cli.main(spec, toy_args(out, "--quick"), {"scale": 5})
     assert records == [{"value": 1.0}, {"value": 2.0}, {"value": 3.0}]
     assert capsys.readouterr().out == f"3 records drawn in res\n3 records in 3 s -> {out}\n"
-    sweep.main(TOY, toy_args(out, "--tiny", "--seeds", "3", "--steps", "7"), {})  # no report
+    cli.main(TOY, toy_args(out, "--tiny", "--seeds", "3", "--steps", "7"), {})  # no report
     assert capsys.readouterr().out == f"3 records in 0 s -> {out}\n"
-    sweep.main(spec, toy_args(out, "--quick", "--tiny"), {})
-    sweep.main(spec, toy_args(out, "--tiny"), {"steps": 9})
+    cli.main(spec, toy_args(out, "--quick", "--tiny"), {})
+    cli.main(spec, toy_args(out, "--tiny"), {"steps": 9})
     assert calls == [
         {"seeds": (0,), "steps": 1, "scale": 3},
         {"seeds": (0, 1, 2), "steps": 7},  # TOY has no tiny options
@@ -450,88 +514,24 @@ def test_main_runs_the_options_of_its_flags_then_prints_the_report_and_the_recor
     ]
 
 
-def test_run_study_runs_the_study_jobs_and_keeps_the_first_configurations_models(monkeypatch):
-    calls = []
-
-    def run_jobs(jobs, **kwargs):
-        calls.append((jobs, kwargs))
-        return [
-            {"job": job, "records": [{"n": i}], "result": f"model {i}"}
-            for i, job in enumerate(jobs)
-        ]
-
-    monkeypatch.setattr(experiments, "run_jobs", run_jobs)
-    records = experiments.run_study(("markov",), ("rope",), (0,))
-    study = {"tasks": ("lookback-3",), "schemes": ("none", "alibi"), "seeds": (2, 5)}
-    kept = experiments.run_study(
-        *study.values(),
-        configs=("1x32", "4x8+mlp"),
-        steps=9,
-        train_len=16,
-        eval_lens=(16, 32),
-        n_tokens=64,
-        workers=2,
-        progress=False,
-        keep_models=True,
-        progress_file="p.jsonl",
-    )
-    (default_jobs, defaults), (jobs, given) = calls
-    assert default_jobs == experiments.study_jobs(("markov",), ("rope",), (0,))
-    assert default_jobs[0]["train_len"] == 32 and records == [{"n": 0}]
-    assert defaults == {"workers": 1, "progress": True, "progress_file": None, "keep_models": False}
-    assert jobs == experiments.study_jobs(
-        *study.values(),
-        configs=("1x32", "4x8+mlp"),
-        steps=9,
-        train_len=16,
-        eval_lens=(16, 32),
-        n_tokens=64,
-    )
-    assert given == {
-        "workers": 2,
-        "progress": False,
-        "progress_file": "p.jsonl",
-        "keep_models": True,
-    }
-    records, models = kept
-    assert records == [{"n": i} for i in range(len(jobs))]
-    first = [(i, j) for i, j in enumerate(jobs) if j["config"] == "1x32"]  # the first config only
-    assert models == {(j["task"], j["scheme"], j["seed"]): f"model {i}" for i, j in first}
-    assert len(models) == 4
-
-
-def test_the_studys_run_jobs_hands_the_engine_its_runner_and_every_option(monkeypatch):
-    calls = []
-    monkeypatch.setattr(sweep, "run_jobs", lambda *args, **kwargs: calls.append((args, kwargs)))
-    experiments.run_jobs(["job"])
-    experiments.run_jobs(
-        ["job"], workers=2, backend="dask", progress=False, progress_file="p", keep_models=True
-    )
-    defaults = {"workers": 1, "backend": "loky", "progress": True}
-    defaults |= {"progress_file": None, "keep_models": False}
-    given = {"workers": 2, "backend": "dask", "progress": False}
-    given |= {"progress_file": "p", "keep_models": True}
-    assert calls == [((["job"], experiments._run), defaults), ((["job"], experiments._run), given)]
-
-
 def worker_pid(job):
     return {"job": job, "pid": os.getpid()}
 
 
 def test_one_local_worker_runs_in_this_process_and_two_in_worker_processes():
     jobs = [{"n": k} for k in range(3)]
-    here = sweep.run_jobs(jobs, worker_pid, workers=1, progress=False)
+    here = runner.run_jobs(jobs, worker_pid, workers=1, progress=False)
     assert [o["job"] for o in here] == jobs and {o["pid"] for o in here} == {os.getpid()}
-    away = sweep.run_jobs(jobs, worker_pid, workers=2, progress=False)
+    away = runner.run_jobs(jobs, worker_pid, workers=2, progress=False)
     assert [o["job"] for o in away] == jobs and os.getpid() not in {o["pid"] for o in away}
 
 
 def test_run_jobs_runs_in_this_process_with_a_progress_bar_unless_told_otherwise(capsys):
     jobs = [{"n": n} for n in range(3)]
-    outputs = sweep.run_jobs(jobs, worker_pid)
+    outputs = runner.run_jobs(jobs, worker_pid)
     assert {o["pid"] for o in outputs} == {os.getpid()}  # one worker: this process
     assert "models trained" in capsys.readouterr().err  # tqdm's bar, on standard error
-    sweep.run_jobs(jobs, worker_pid, progress=False)
+    runner.run_jobs(jobs, worker_pid, progress=False)
     assert capsys.readouterr().err == ""
 
 
@@ -552,7 +552,7 @@ def test_run_jobs_refuses_no_workers_an_unknown_backend_and_kept_models_with_a_l
     options, message
 ):
     with pytest.raises(ValueError) as refused:
-        sweep.run_jobs([{"n": 0}], worker_pid, progress=False, **options)
+        runner.run_jobs([{"n": 0}], worker_pid, progress=False, **options)
     assert str(refused.value) == message
 
 
@@ -573,10 +573,10 @@ def test_the_models_finished_before_a_job_fails_are_kept_for_the_next_run(tmp_pa
     log = tmp_path / "progress.jsonl"
     jobs = [{"n": n, "log": str(log)} for n in range(4)]
     with pytest.raises(RuntimeError, match="job 3 failed"):
-        sweep.run_jobs(
+        runner.run_jobs(
             jobs, fail_after_the_others_are_written, workers=2, progress=False, progress_file=log
         )
-    assert sorted(out["job"]["n"] for out in sweep.read_progress(log).values()) == [0, 1, 2]
+    assert sorted(out["job"]["n"] for out in runner.read_progress(log).values()) == [0, 1, 2]
 
 
 @pytest.fixture
@@ -604,8 +604,8 @@ def bars(monkeypatch):
 def test_a_resumed_run_starts_its_bar_at_the_models_already_trained(tmp_path, bars):
     log = tmp_path / "progress.jsonl"
     jobs = [{"n": n} for n in range(4)]
-    sweep.run_jobs(jobs[:1], worker_pid, progress_file=log)
-    sweep.run_jobs(jobs, worker_pid, progress=False, progress_file=log)
+    runner.run_jobs(jobs[:1], worker_pid, progress_file=log)
+    runner.run_jobs(jobs, worker_pid, progress=False, progress_file=log)
     assert [bar.options for bar in bars] == [
         {"total": 1, "initial": 0, "desc": "models trained", "leave": False, "disable": False},
         {"total": 4, "initial": 1, "desc": "models trained", "leave": False, "disable": True},
@@ -613,16 +613,20 @@ def test_a_resumed_run_starts_its_bar_at_the_models_already_trained(tmp_path, ba
     assert [bar.closed_at for bar in bars] == [1, 4]  # one step per model
 
 
+def never_called(job):
+    raise AssertionError(f"trained again: {job}")
+
+
 def test_a_finished_run_resumes_to_its_outputs_without_starting_a_pool(tmp_path):
     log = tmp_path / "deep" / "er" / "progress.jsonl"  # folders made as needed
     jobs = [{"n": n} for n in range(3)]
-    done = sweep.run_jobs(jobs, worker_pid, progress=False, progress_file=log)
-    again = sweep.run_jobs(jobs, None, workers=2, progress=False, progress_file=log)
-    assert again == done  # the runner None would fail, and a pool of 0 processes too
+    done = runner.run_jobs(jobs, worker_pid, progress=False, progress_file=log)
+    again = runner.run_jobs(jobs, never_called, workers=2, progress=False, progress_file=log)
+    assert again == done  # a pool of 0 processes would fail
 
 
 def test_the_job_key_does_not_depend_on_the_order_of_the_settings():
-    assert sweep.job_key({"seed": 0, "scheme": "rope"}) == sweep.job_key(
+    assert runner.job_key({"seed": 0, "scheme": "rope"}) == runner.job_key(
         {"scheme": "rope", "seed": 0}
     )
 
@@ -630,9 +634,9 @@ def test_the_job_key_does_not_depend_on_the_order_of_the_settings():
 def test_outputs_after_a_torn_line_are_read_and_a_resumed_run_starts_on_a_new_line(tmp_path):
     log = tmp_path / "progress.jsonl"
     log.write_text('{"job": {"n": 0}}\n{"job": {"n"')  # interrupted while writing job 1
-    sweep.run_jobs([{"n": n} for n in range(3)], worker_pid, progress=False, progress_file=log)
+    runner.run_jobs([{"n": n} for n in range(3)], worker_pid, progress=False, progress_file=log)
     assert log.read_text().startswith('{"job": {"n": 0}}\n{"job": {"n"\n{"job": {"n": 1}')
-    assert sorted(out["job"]["n"] for out in sweep.read_progress(log).values()) == [0, 1, 2]
+    assert sorted(out["job"]["n"] for out in runner.read_progress(log).values()) == [0, 1, 2]
 
 
 def blas_threads_here(job):
@@ -651,18 +655,18 @@ def test_one_blas_thread_holds_blas_to_one_thread_where_more_are_allowed():
         pytest.skip("this numpy has no BLAS thread pool to limit")
     with threadpool_limits(2, user_api="blas"):
         assert blas_threads_here({})["threads"] == [2]
-        assert sweep.one_blas_thread(blas_threads_here, {"n": 0})["threads"] == [1]
+        assert runner.one_blas_thread(blas_threads_here, {"n": 0})["threads"] == [1]
 
 
 def test_region_records_refuse_more_settings_than_names():
     sums = (np.array([1.0, 0.0]), np.array([1, 1]))
     with pytest.raises(ValueError, match="zip"):
-        sweep.region_records({}, {(2, "chunks"): sums}, 2, "loss", keys=())
-    (record,) = sweep.region_records({}, {(2, "chunks"): sums}, 2, "loss", keys=("mode",))
+        records.region_records({}, {(2, "chunks"): sums}, 2, "loss", keys=())
+    (record,) = records.region_records({}, {(2, "chunks"): sums}, 2, "loss", keys=("mode",))
     assert record["mode"] == "chunks"
 
 
 def test_load_records_reads_a_file_of_records_without_provenance(tmp_path):
     path = tmp_path / "results.json"
     path.write_text('[{"value": 1.0}]')
-    assert sweep.load_records(path) == [{"value": 1.0}]
+    assert records.load_records(path) == [{"value": 1.0}]
