@@ -366,8 +366,8 @@ def _lengths(seq_lens, original_len, *, grow=True, reset=lambda n, L: n < L):
 q5 = FunctionExercise(
     name="dynamic_lengths",
     prompt=(
-        "A deployed dynamic-NTK layer starts at the trained length original_len and caches one "
-        "length, whose base it uses. On each call of seq_len tokens: if seq_len is longer than "
+        "Hugging Face's dynamic-NTK layer starts at the trained length original_len and caches "
+        "one length, whose base it uses. On each call of seq_len tokens: if seq_len is longer than "
         "the cached length, it caches seq_len (growth); then, if seq_len is shorter than "
         "original_len and the cached length is longer than original_len, it caches "
         "original_len again (reset). Write dynamic_lengths(seq_lens, original_len): the cached "
