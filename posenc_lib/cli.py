@@ -1,9 +1,10 @@
 """The command line both sweeps share: ``python -m posenc_lib.experiments`` and ``... realtext``.
 
 `parser` reads the options every sweep has (``--out``, ``--quick``, ``--tiny``, ``--seeds``,
-``--steps``, ``--workers``, ``--backend``, ``--scheduler``, ``--fresh``, ``--no-progress``), `main`
-runs the sweep into ``--out`` with `posenc_lib.sweep.Sweep.run`, draws results.png and prints the
-tables; `run_resumable` keeps the finished models on Ctrl-C and says how to continue.
+``--steps``, ``--workers``, ``--backend``, ``--scheduler``, ``--fresh``, ``--no-progress``),
+`run_command` runs the sweep into ``--out`` with `posenc_lib.sweep.Sweep.run`, draws results.png
+and prints the tables; `run_resumable` keeps the finished models on Ctrl-C and says how to
+continue. Each chapter's ``main(argv)`` calls them.
 """
 
 import argparse
@@ -131,7 +132,7 @@ def run_resumable(sweep, args, **options):
     return records
 
 
-def main(sweep, args, options):
+def run_command(sweep, args, options):
     """Run a sweep from parsed arguments, draw results.png and print the tables.
 
     Parameters
@@ -158,7 +159,7 @@ def main(sweep, args, options):
     ...     args = parser(experiments.STUDY, "", "").parse_args(
     ...         ["--out", out, "--tiny", "--workers", "1", "--no-progress"])
     ...     with contextlib.redirect_stdout(io.StringIO()):
-    ...         records = main(experiments.STUDY, args, {})
+    ...         records = run_command(experiments.STUDY, args, {})
     >>> len(records)
     9
     """

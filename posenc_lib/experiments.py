@@ -831,7 +831,7 @@ def main(argv=None):
     )
     parser.add_argument("--configs", nargs="+", choices=tuple(CONFIGS), default=None)
     args = parser.parse_args(argv)
-    cli.main(STUDY, args, {"configs": tuple(args.configs)} if args.configs else {})
+    cli.run_command(STUDY, args, {"configs": tuple(args.configs)} if args.configs else {})
 
 
 if __name__ == "__main__":

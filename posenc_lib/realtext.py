@@ -1064,7 +1064,7 @@ def main(argv=None):
     True
     """
     parser = cli.parser(REALTEXT, __doc__.split("\n\n")[0], "seed 0 only (6 models)")
-    cli.main(REALTEXT, parser.parse_args(argv), {})
+    cli.run_command(REALTEXT, parser.parse_args(argv), {})
 
 
 if __name__ == "__main__":

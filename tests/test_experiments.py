@@ -1430,7 +1430,7 @@ def test_the_command_line_passes_the_configurations_asked_for_to_the_sweep(
     from posenc_lib import cli
 
     monkeypatch.setattr(
-        cli, "main", lambda study, args, options: runs.append((study, args, options))
+        cli, "run_command", lambda study, args, options: runs.append((study, args, options))
     )
     experiments.main(["--out", str(tmp_path), "--configs", "1x32", "4x8+mlp"])
     experiments.main(["--out", str(tmp_path)])

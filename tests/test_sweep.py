@@ -499,13 +499,13 @@ def test_main_runs_the_options_of_its_flags_then_prints_the_report_and_the_recor
         report=lambda records, out: f"{len(records)} records drawn in {out.name}",
     )
     out = tmp_path / "res"
-    records = cli.main(spec, toy_args(out, "--quick"), {"scale": 5})
+    records = cli.run_command(spec, toy_args(out, "--quick"), {"scale": 5})
     assert records == [{"value": 1.0}, {"value": 2.0}, {"value": 3.0}]
     assert capsys.readouterr().out == f"3 records drawn in res\n3 records in 3 s -> {out}\n"
-    cli.main(TOY, toy_args(out, "--tiny", "--seeds", "3", "--steps", "7"), {})  # no report
+    cli.run_command(TOY, toy_args(out, "--tiny", "--seeds", "3", "--steps", "7"), {})  # no report
     assert capsys.readouterr().out == f"3 records in 0 s -> {out}\n"
-    cli.main(spec, toy_args(out, "--quick", "--tiny"), {})
-    cli.main(spec, toy_args(out, "--tiny"), {"steps": 9})
+    cli.run_command(spec, toy_args(out, "--quick", "--tiny"), {})
+    cli.run_command(spec, toy_args(out, "--tiny"), {"steps": 9})
     assert calls == [
         {"seeds": (0,), "steps": 1, "scale": 3},
         {"seeds": (0, 1, 2), "steps": 7},  # TOY has no tiny options
