@@ -30,7 +30,7 @@ def _under_mutmut():
     worker processes left behind.
 
     mutmut rewrites every function of a mutated module into a trampoline to its thousands of
-    mutant copies, so hashing the installed sources (`posenc_lib.sweep.code_hash` with no
+    mutant copies, so hashing the installed sources (`posenc_lib.provenance.code_hash` with no
     ``root``, the provenance of every sweep a test runs) tokenizes them all: a minute per test,
     to hash code that is not the library's. Those provenance tests are deselected under mutmut
     (pyproject.toml); the tests of the hash itself pass a ``root`` and still run it.
@@ -40,9 +40,9 @@ def _under_mutmut():
         return
     from joblib.externals.loky import reusable_executor
 
-    from posenc_lib import sweep
+    from posenc_lib import provenance
 
-    code_hash = sweep.code_hash
+    code_hash = provenance.code_hash
 
     def installed_sources_unhashed(roots, *, root=None):
         if root is None:
@@ -50,7 +50,7 @@ def _under_mutmut():
         return code_hash(roots, root=root)
 
     with pytest.MonkeyPatch.context() as patch:  # before every module's fixtures (session)
-        patch.setattr(sweep, "code_hash", installed_sources_unhashed)
+        patch.setattr(provenance, "code_hash", installed_sources_unhashed)
         yield
     # mutmut runs its first test sessions in its own process and then waits for any child to
     # end: loky's worker processes, kept for reuse, would end minutes later and be taken for a
