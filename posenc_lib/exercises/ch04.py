@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..rope import apply_rope, convention_permutation
+from ..rope import apply_rope, convention_permutation, dynamic_ntk_lengths
 from ._core import FunctionExercise, Mistake
 
 
@@ -350,7 +350,7 @@ q4 = FunctionExercise(
 
 
 def _lengths(seq_lens, original_len, *, grow=True, reset=lambda n, L: n < L):
-    """Return the length each call's base is computed at; the switches make named mistakes."""
+    """Return a wrong version of `dynamic_ntk_lengths`: the switches make the named mistakes."""
     cached, used = original_len, []
     for n in seq_lens:
         if grow and n > cached:
@@ -390,7 +390,7 @@ q5 = FunctionExercise(
         used.append(cached)
     return used""",
     answer_name="dynamic_lengths",
-    reference=_lengths,
+    reference=dynamic_ntk_lengths,
     cases=(
         {"seq_lens": [64, 48, 16, 48, 32], "original_len": 32},
         {"seq_lens": [8192, 4096, 1024, 4096, 2048], "original_len": 2048},
