@@ -12,6 +12,7 @@ import numpy as np
 
 from ._checks import check_int, short
 from .records import check_records, paired_differences
+from .stats import paired_interval
 
 #: Stands for a summary cell that has no record at all ("not run"; None is "cannot run").
 MISSING = object()
@@ -234,7 +235,8 @@ def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
     Returns
     -------
     str
-        A heading, then per group: each seed's difference, their mean and "a better in k of n".
+        A heading, then per group: each seed's difference, their mean with its 95% paired t
+        interval (`posenc_lib.stats.paired_interval`; two seeds or more) and "a better in k of n".
 
     Examples
     --------
@@ -242,10 +244,10 @@ def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
     ...         for s, k, v in [("t5", 0, 1.5), ("t5", 1, 1.6), ("rope", 0, 2.0), ("rope", 1, 1.5)]]
     >>> print(paired_table(rows, "scheme", "t5", "rope"))
     t5 - rope, seed by seed (loss: lower is better)
-    c            -0.50 +0.10   mean -0.20   t5 better in 1 of 2
+    c            -0.50 +0.10   mean -0.20 (95% interval -4.01 to +3.61)   t5 better in 1 of 2
     >>> rows[3]["value"] = 1.6001
     >>> print(paired_table(rows, "scheme", "t5", "rope").splitlines()[1])
-    c            -0.50 -0.00   mean -0.25   t5 better in 1 of 2 (1 equal)
+    c            -0.50 -0.00   mean -0.25 (95% interval -3.43 to +2.93)   t5 better in 1 of 2 (1 equal)
     """
     func = "paired_table"
     digits = check_int(func, "digits", digits, minimum=0)
@@ -275,7 +277,12 @@ def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
         cells = " ".join(f"{x:+.{digits}f}" for x in d)
         name = " ".join(str(x) for x in group)
         tied = f" ({ties} equal)" if ties else ""
+        interval = ""
+        if len(d) >= 2:
+            _, low, high = paired_interval(d)
+            interval = f" (95% interval {low:+.{digits}f} to {high:+.{digits}f})"
         lines.append(
-            f"{name:<{width}}{cells}   mean {d.mean():+.{digits}f}   {a} better in {wins} of {len(d)}{tied}"
+            f"{name:<{width}}{cells}   mean {d.mean():+.{digits}f}{interval}   "
+            f"{a} better in {wins} of {len(d)}{tied}"
         )
     return "\n".join(lines)
