@@ -17,12 +17,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from .experiments import STUDY
+from .experiments import STUDY, STUDY_BUDGET
 from .provenance import adopt, stale_provenance
 from .realtext import REALTEXT
 
 #: The sweeps whose data the package carries, by the name of their directory.
-SWEEPS = {STUDY.name: STUDY, REALTEXT.name: REALTEXT}
+SWEEPS = {STUDY.name: STUDY, STUDY_BUDGET.name: STUDY_BUDGET, REALTEXT.name: REALTEXT}
 
 
 def main(argv=None):
@@ -42,6 +42,7 @@ def main(argv=None):
     --------
     >>> main(["check"])
     study: current
+    study-budget: current
     realtext: current
     0
     """

@@ -33,6 +33,8 @@ The committed study lives in the package (``posenc_lib/data/study``): `load_stud
 from there by default.
 """
 
+from dataclasses import replace
+
 import numpy as np
 
 from . import cli, records
@@ -60,10 +62,11 @@ DEFAULT_CONFIG = "4x8+mlp"
 MODEL = CONFIGS[DEFAULT_CONFIG]
 TRAIN = {"batch_size": 16, "lr": 1e-2}
 STEPS = 400  # one training budget for every model of the study
-SEEDS = (0, 1, 2)
+SEEDS = tuple(range(10))  # enough seeds for a paired interval to sign a comparison
 EVAL_TOKENS = 4096  # predictions scored at every evaluation length
+CHECKPOINT_EVERY = 50  # steps between two points of a model's validation curve (training.json)
 
-# The full study, as committed: every task, scheme and configuration, three seeds, extension.
+# The full study, as committed: every task, scheme and configuration, ten seeds, extension.
 FULL = {
     "tasks": tuple(TASKS),
     "schemes": SCHEMES,
@@ -163,6 +166,7 @@ def train_and_measure(job, *, progress=False):
         steps=job["steps"],
         length=job["train_len"],
         seed=job["seed"],
+        snapshot_every=CHECKPOINT_EVERY,
         progress=progress,
         **TRAIN,
     )
@@ -197,8 +201,54 @@ def train_and_measure(job, *, progress=False):
         "records": records.region_records(base, scored, job["train_len"], task.metric),
         "curve": curve,
         "extension": extension,
+        "training": validation_curve(result, task, base, n_tokens=job["n_tokens"]),
         "result": result,
     }
+
+
+def validation_curve(result, task, fields, *, n_tokens=EVAL_TOKENS):
+    """Return a model's validation curve: its score at the training length at every snapshot.
+
+    The training budget is a condition of every verdict: a scheme whose curve still climbs at
+    the last step was still learning when the study stopped it.
+
+    Parameters
+    ----------
+    result : TrainResult
+        A model trained with ``snapshot_every`` (its snapshots are scored).
+    task : Task
+        The task it was trained on (fresh sequences, the evaluation's seed).
+    fields : dict
+        The record's first fields (task, scheme, config, seed, train_len).
+    n_tokens : int
+        Predictions scored per snapshot.
+
+    Returns
+    -------
+    dict
+        ``{**fields, "eval_len", "metric", "steps", "values"}``: the value (accuracy or loss in
+        nats, over every scored position) after each number of steps.
+
+    Examples
+    --------
+    >>> (job,) = study_jobs(["lookback-3"], ["rope"], steps=4, train_len=8, eval_lens=(8,),
+    ...                     n_tokens=64)
+    >>> task = TASKS["lookback-3"]()
+    >>> result = train(make_config(task, "rope", train_len=8), task, steps=4, length=8,
+    ...                snapshot_every=2, progress=False)
+    >>> curve = validation_curve(result, task, {"scheme": "rope"}, n_tokens=64)
+    >>> curve["steps"], curve["eval_len"], curve["metric"]
+    ([0, 2, 4], 8, 'accuracy')
+    """
+    length = result.config.max_len
+    steps = sorted(result.snapshots)
+    values = []
+    for step in steps:
+        totals, counts = evaluate_positions(
+            result.snapshots[step], result.config, task, length, n_tokens=n_tokens
+        )
+        values.append(round(float(np.sum(totals) / np.sum(counts)), 6))
+    return {**fields, "eval_len": length, "metric": task.metric, "steps": steps, "values": values}
 
 
 def study_jobs(
@@ -355,7 +405,12 @@ STUDY = Sweep(
     module="posenc_lib.experiments",
     jobs=study_jobs,
     runner=train_and_measure,
-    files={"results": "records", "curves": "curve", "extension": "extension"},
+    files={
+        "results": "records",
+        "curves": "curve",
+        "extension": "extension",
+        "training": "training",
+    },
     options=FULL,
     quick={"seeds": (0,), "configs": (DEFAULT_CONFIG,), "extension": False},
     tiny={
@@ -384,6 +439,12 @@ STUDY = Sweep(
     column=_column,
     verbs={"run": "run_study", "load": "load_study"},
 )
+
+#: The training budget varied: the default configuration trained five times longer (2,000 steps),
+#: five seeds. Committed in posenc_lib/data/study-budget, made by ``python -m posenc_lib.experiments
+#: --out posenc_lib/data/study-budget --seeds 5 --steps 2000 --configs 4x8+mlp``.
+BUDGET = {**FULL, "seeds": tuple(range(5)), "configs": (DEFAULT_CONFIG,), "steps": 5 * STEPS}
+STUDY_BUDGET = replace(STUDY, name="study-budget", options=BUDGET, witnesses=())
 
 
 def run_study(
@@ -481,7 +542,23 @@ def load_study(directory=None):
     >>> sorted(records[0])
     ['config', 'eval_len', 'metric', 'region', 'scheme', 'seed', 'task', 'train_len', 'value']
     """
-    return STUDY.load(directory)
+    return STUDY.load(directory)[:3]
+
+
+def load_training(directory=None):
+    """Read the study's validation curves (training.json): every model's score during training.
+
+    Parameters
+    ----------
+    directory : str or Path, optional
+        As in `load_study`.
+
+    Returns
+    -------
+    list of dict
+        One record per model (`validation_curve`): its fields, ``steps`` and ``values``.
+    """
+    return STUDY.load(directory)[3]
 
 
 def summarize(records, *, region="unseen", config=None, **criteria):
