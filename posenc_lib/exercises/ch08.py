@@ -534,7 +534,7 @@ QUESTIONS = [
         "that a model trained on 32-token inputs works on 256-token inputs?",
         {
             "a": (
-                "Yes: every position has a well-defined encoding",
+                "Yes: every position has a well-defined encoding, so the model carries over",
                 "No: defined is not trained. Past position 31 the model meets vectors (or "
                 "rotation angles) it never saw, and nothing guarantees what it does with them.",
             ),
@@ -544,9 +544,14 @@ QUESTIONS = [
                 "any length; the question is how well.",
             ),
             "c": (
-                "Not necessarily: it runs there, but how well has to be measured",
+                "No: the model runs there, and only a measurement at 256 tells how well",
                 "Right: 'defined everywhere' and 'generalises' are different claims; chapter 6 "
                 "measures the second.",
+            ),
+            "d": (
+                "Yes for RoPE, no for sinusoidal: RoPE's scores depend only on the offset",
+                "No: the scores depend only on the offset, but at 256 tokens the offsets reach "
+                "255, and the model was trained on offsets up to 31 only.",
             ),
         },
         "c",
@@ -706,7 +711,7 @@ QUESTIONS = [
             ),
         },
         "b",
-        "Which of these adds nothing to the token embeddings and works inside attention instead?",
+        "RoPE was published in 2021 (the RoFormer paper). Which of these models came after it?",
     ),
     _question(
         "cost",
@@ -740,8 +745,7 @@ QUESTIONS = [
             ),
         },
         "c",
-        "For an input of T tokens, count the numbers each scheme must compute: one per token, "
-        "or one per pair of tokens?",
+        "Write down the shape of what each scheme adds or changes for an input of T tokens.",
     ),
 ]
 
