@@ -155,6 +155,42 @@ def positions(seq_len, d_model):
     pe[:, 1::2] = np.cos(position * div_term)
     return pe
 """,
+    "ch02.positions.7": """
+import math
+
+
+def positions(seq_len, d_model):
+    pe = np.zeros((seq_len, d_model))
+    for p in range(seq_len):
+        for j in range(d_model):
+            angle = p / 10000 ** (j / d_model)
+            pe[p, j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
+    return pe
+""",
+    "ch02.positions.8": """
+import math
+
+
+def positions(seq_len, d_model):
+    pe = np.zeros((seq_len, d_model))
+    for pos in range(seq_len):
+        for i in range(0, d_model, 2):
+            pe[pos, i] = math.sin(pos / (10000 ** ((2 * i) / d_model)))
+            pe[pos, i + 1] = math.cos(pos / (10000 ** ((2 * (i + 1)) / d_model)))
+    return pe
+""",
+    "ch02.positions.9": """
+import math
+
+
+def positions(seq_len, d_model):
+    num_timescales = d_model // 2
+    log_increment = math.log(10000.0) / max(num_timescales - 1, 1)
+    inv_timescales = np.exp(np.arange(num_timescales) * -log_increment)
+    scaled_time = np.arange(seq_len)[:, None] * inv_timescales[None, :]
+    signal = np.concatenate([np.sin(scaled_time), np.cos(scaled_time)], axis=1)
+    return np.pad(signal, [[0, 0], [0, d_model % 2]])
+""",
     # -- chapter 2: wavelengths and shifts ----------------------------------------------------
     "ch02.wavelength.0": """
 def wavelength(i, d_model):
@@ -172,6 +208,10 @@ def wavelength(i, d_model):
 def wavelength(i, d_model):
     dim = 2 * i
     return 2 * np.pi * 10000.0 ** (2 * dim / d_model)
+""",
+    "ch02.wavelength.4": """
+def wavelength(i, d_model):
+    return 2 * np.pi * 10000 ** (2 * (i + 1) / d_model)
 """,
     "ch02.pair_shift.0": """
 def pair_shift(k, omega):

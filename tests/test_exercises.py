@@ -535,6 +535,49 @@ def test_a_mistake_that_cannot_be_computed_for_an_answer_does_not_match():
     assert not undefined.matches(1.0, {"n": 3})
 
 
+def test_chapter_00_asks_for_floats_and_says_so_to_right_integers():
+    """00: the prompt asks for a float array; np.arange(10) holds the right numbers as integers."""
+    from posenc_lib.exercises import ch00
+
+    for integers in (np.arange(10), list(range(10)), np.arange(10, dtype=np.int32)):
+        feedback = ch00.q1.evaluate(integers)
+        assert not feedback.passed and "integers" in feedback.message
+        assert "dtype=float" in feedback.message
+    for floats in (np.arange(10.0), np.arange(10, dtype=np.float32), [float(p) for p in range(10)]):
+        assert ch00.q1.evaluate(floats).passed
+
+
+def test_chapter_01_takes_a_boolean_permutation_matrix():
+    """01: P @ x with a boolean P counts True as 1, so np.eye(T, dtype=bool)[order] is a right P;
+    its transpose is still named as the inverse shuffle."""
+    from posenc_lib.exercises import ch01
+
+    assert ch01.q2.evaluate(lambda order: np.eye(len(order), dtype=bool)[list(order)]).passed
+    transposed = ch01.q2.evaluate(lambda order: np.eye(len(order), dtype=bool)[list(order)].T)
+    assert not transposed.passed and ch01.q2.mistakes[0].message in transposed.message
+
+
+def test_a_float32_answer_is_told_its_precision_is_the_problem():
+    """A table computed in float32 agrees only to float32's digits: the feedback names the dtype
+    and the fix, not "differs in N entries"; a wrong float32 answer gets a note beside the usual."""
+    from posenc_lib.exercises import ch02
+
+    def positions(seq_len, d_model):
+        omega = np.float32(10000.0) ** (-np.arange(0, d_model, 2, dtype=np.float32) / d_model)
+        angles = np.arange(seq_len, dtype=np.float32)[:, None] * omega[None, :]
+        pe = np.zeros((seq_len, d_model), dtype=np.float32)
+        pe[:, 0::2] = np.sin(angles)
+        pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+        return pe
+
+    feedback = ch02.q1.evaluate(positions)
+    assert not feedback.passed
+    assert "float32 (single precision)" in feedback.message and "float64" in feedback.message
+    assert "differs from the expected values" not in feedback.message
+    wrong = ch02.q1.evaluate(lambda seq_len, d_model: positions(seq_len, d_model) + 0.5)
+    assert "differs from the expected values" in wrong.message and "Note:" in wrong.message
+
+
 # -- the quiz ------------------------------------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]

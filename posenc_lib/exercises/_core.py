@@ -176,10 +176,57 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
     worst = tuple(int(k) for k in np.unravel_index(np.argmax(excess), array.shape))
     if worst not in bad[:3]:
         shown += f"; the largest difference is {entry(worst, ':')}"
+    precision = _precision_note(array, expected, what, rtol, atol)
+    if precision and precision[0]:
+        return Feedback(False, precision[1])
     return Feedback(
         False,
         f"{what} differs from the expected values in {len(bad)} of {array.size} entries "
-        f"(tolerance rtol={rtol:g}, atol={atol:g}): {shown}.",
+        f"(tolerance rtol={rtol:g}, atol={atol:g}): {shown}.{precision[1] if precision else ''}",
+    )
+
+
+def _precision_note(array, expected, what, rtol, atol):
+    """For an answer in a lower float precision than the expected values: (close, message).
+
+    ``close`` says whether the answer agrees to the precision of its own dtype (100 of its
+    machine epsilons, relative to the values' scale), and the message then names the dtype as
+    the only problem; otherwise the message is a note to add. None for any other answer.
+
+    Examples
+    --------
+    >>> table = np.sin(np.arange(50.0))
+    >>> close, message = _precision_note(table.astype(np.float32), table, "your answer", 1e-6, 1e-9)
+    >>> close, message[:44]
+    (True, 'your answer is float32 (single precision): i')
+    >>> _precision_note(table, table, "your answer", 1e-6, 1e-9) is None
+    True
+    """
+    if not (
+        array.dtype.kind == "f"
+        and expected.dtype.kind == "f"
+        and array.dtype.itemsize < expected.dtype.itemsize
+    ):
+        return None
+    name = {2: "half precision", 4: "single precision"}.get(array.dtype.itemsize, "lower precision")
+    yours, wanted = array.astype(float), expected.astype(float)
+    tolerance = 100 * float(np.finfo(array.dtype).eps)
+    scale = max(1.0, float(np.max(np.abs(wanted))))
+    fix = (
+        f"compute in {expected.dtype}, numpy's default (leave out dtype=np.{array.dtype}; "
+        f"converting the finished result with .astype(np.{expected.dtype}) cannot bring the "
+        "lost digits back)"
+    )
+    if np.allclose(yours, wanted, rtol=tolerance, atol=tolerance * scale):
+        largest = float(np.max(np.abs(yours - wanted)))
+        return True, (
+            f"{what} is {array.dtype} ({name}): it agrees with the expected values as far as "
+            f"{array.dtype} can (largest difference {largest:.1e}), but the checker compares to "
+            f"{expected.dtype} precision (rtol={rtol:g}, atol={atol:g}). To pass, {fix}."
+        )
+    return False, (
+        f" Note: {what} is {array.dtype} ({name}); the checker compares to {expected.dtype} "
+        "precision."
     )
 
 

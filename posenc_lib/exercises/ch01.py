@@ -1,5 +1,7 @@
 """Chapter 1: attention can't see order."""
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..attention import permutation_matrix, self_attention, softmax
@@ -98,7 +100,27 @@ q1 = FunctionExercise(
     success="This is exactly what posenc_lib.self_attention computes (plus masks and biases).",
 )
 
-q2 = FunctionExercise(
+
+@dataclass(repr=False)
+class _PermutationExercise(FunctionExercise):
+    """A matrix exercise that takes a boolean matrix as its 0/1 numbers.
+
+    ``P @ x`` with a boolean ``P`` multiplies by True as 1 and False as 0, so
+    ``np.eye(T, dtype=bool)[order]`` is as good a permutation matrix as a float one.
+
+    Examples
+    --------
+    >>> q2.evaluate(lambda order: np.eye(len(order), dtype=bool)[list(order)]).passed
+    True
+    """
+
+    def _result_problem(self, result, expected, case, call):
+        if isinstance(result, np.ndarray) and result.dtype == bool:
+            result = result.astype(float)  # True is 1 and False is 0 in P @ x
+        return super()._result_problem(result, expected, case, call)
+
+
+q2 = _PermutationExercise(
     name="perm_matrix",
     prompt=(
         "Write perm_matrix(order) returning the (T, T) matrix P with (P @ x)[i] == x[order[i]], "
@@ -136,7 +158,8 @@ q2 = FunctionExercise(
             lambda order: np.zeros((len(order), len(order))),
         ),
     ),
-    success="Now check attn(P x) == P attn(x) with it, as the next cell does.",
+    success="Now check attn(P x) == P attn(x) with it, as the next cell does. (A boolean P "
+    "passes too: P @ x counts True as 1 and False as 0.)",
 )
 
 _KEEPS_BREAKS = "Answer 'keeps' or 'breaks'."

@@ -48,6 +48,39 @@ def _cosines_for_every_pair(seq_len, d_model):
     return pe
 
 
+def _column_exponent(seq_len, d_model):
+    """Column j with its own exponent j / d_model: the cosine column 2i + 1 gets (2i + 1) / d."""
+    j = np.arange(d_model)
+    angles = np.arange(seq_len)[:, None] * 10000.0 ** (-j / d_model)
+    return np.where(j % 2 == 0, np.sin(angles), np.cos(angles))
+
+
+def _copied_loop(seq_len, d_model):
+    """Fill the table as the widely copied loop does (even d_model only).
+
+    Its i steps through 0, 2, 4, ... (dimension indices); the sine's exponent is 2i / d_model and
+    the cosine's 2(i + 1) / d_model.
+    """
+    pos = np.arange(seq_len)
+    pe = np.zeros((seq_len, d_model))
+    for i in range(0, d_model, 2):
+        pe[:, i] = np.sin(pos / 10000.0 ** (2 * i / d_model))
+        pe[:, i + 1] = np.cos(pos / 10000.0 ** (2 * (i + 1) / d_model))
+    return pe
+
+
+def _tensor2tensor(seq_len, d_model):
+    """Build the table as tensor2tensor's get_timing_signal_1d does.
+
+    Speeds 10000^(-i / (d/2 - 1)), all sines, then all cosines, and a zero column for odd d_model.
+    """
+    n = d_model // 2
+    speeds = np.exp(-np.arange(n) * np.log(10000.0) / max(n - 1, 1))
+    angles = np.arange(seq_len)[:, None] * speeds[None, :]
+    signal = np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+    return np.pad(signal, [(0, 0), (0, d_model % 2)])
+
+
 q1 = FunctionExercise(
     name="positions",
     prompt=(
@@ -119,6 +152,29 @@ q1 = FunctionExercise(
             "np.cos(angles[:, : d_model // 2]).",
             _cosines_for_every_pair,
         ),
+        Mistake(
+            "your sine columns are right, but each cosine column uses its own column index in "
+            "the exponent, 10000^((2i + 1)/d_model). The two columns of pair i share one angle, "
+            "p / 10000^(2i/d_model): the exponent is the sine column's index 2i over d_model, "
+            "for the cosine too.",
+            _column_exponent,
+        ),
+        Mistake(
+            "your table is the loop copied widely from tutorials, with i stepping 0, 2, 4, ... "
+            "over dimension indices: its sine's exponent 2i/d_model doubles an index that is "
+            "already 2 x the pair index (bug A), and its cosine's 2(i + 1)/d_model gives the "
+            "cosine another angle than its sine. Both columns of a pair share one angle, "
+            "p / 10000^(dim/d_model) with dim = 0, 2, 4, ... the sine column's index (that is "
+            "2i/d_model with i the pair index).",
+            _copied_loop,
+        ),
+        Mistake(
+            "your table is tensor2tensor's recipe (section 1 of the chapter): all the sines, "
+            "then all the cosines, with speeds 10000^(-i/(d_model/2 - 1)). This exercise asks for "
+            "the paper's formula: speeds 10000^(-2i/d_model), interleaved, pair i's sine in "
+            "column 2i and its cosine in column 2i + 1.",
+            _tensor2tensor,
+        ),
     ),
     success="Compare with posenc_lib.sinusoidal_positions: the same idea, plus argument checks.",
 )
@@ -140,7 +196,8 @@ q2 = FunctionExercise(
     return 2 * np.pi * 10000.0 ** (2 * i / d_model)""",
     answer_name="wavelength",
     reference=lambda i, d_model: wavelengths(d_model)[i],
-    cases=({"i": 1, "d_model": 16}, {"i": 255, "d_model": 512}, {"i": 0, "d_model": 512}),
+    # i = 2 first: at i = 1 a 1-based pair index, 2(i + 1), equals 4i and could not be told apart.
+    cases=({"i": 2, "d_model": 16}, {"i": 255, "d_model": 512}, {"i": 0, "d_model": 512}),
     mistakes=(
         Mistake(
             "your answer is 1 / omega_i, the number of positions per radian. A full turn is "
@@ -161,6 +218,12 @@ q2 = FunctionExercise(
             "your answer uses 4i/d_model in the exponent, as if i were the dimension index "
             "2i and then doubled: i is the pair index, and the exponent is 2i/d_model.",
             lambda i, d_model: 2 * np.pi * 10000.0 ** (4 * i / d_model),
+        ),
+        Mistake(
+            "your answer uses 2(i + 1)/d_model in the exponent, as if pairs were counted from 1: "
+            "the pair index i starts at 0, where pair 0 turns once every 2 pi positions. The "
+            "exponent is 2i/d_model.",
+            lambda i, d_model: 2 * np.pi * 10000.0 ** (2 * (i + 1) / d_model),
         ),
     ),
     success="From 2 pi positions for pair 0 to almost 10000 * 2 pi for the last pair.",
