@@ -65,9 +65,7 @@ MODEL = {
 }
 TRAIN = {"batch_size": 16, "lr": 3e-3}
 STEPS = 1000  # one budget for every model: 1000 x 16 x 64 = 1.02 M characters
-SEEDS = tuple(range(10))  # enough seeds for a paired interval to sign a comparison
-VARIANT_SEEDS = (0, 1, 2)  # the variants test reasons, three seeds each (time)
-CHECKPOINT_EVERY = 100  # steps between two points of a model's validation curve (training.json)
+SEEDS = (0, 1, 2)
 MODES = ("nonoverlapping", "sliding")
 MODE_NAMES = {"nonoverlapping": "non-overlapping chunks", "sliding": "sliding windows"}
 METRIC = "bits_per_char"
@@ -479,7 +477,6 @@ def sweep_jobs(
     eval_lens=EVAL_LENS,
     n_scored=N_SCORED,
     variants=(),
-    variant_seeds=None,
 ):
     """List the jobs of the sweep, scheme x seed in that order, then variant x seed.
 
@@ -503,8 +500,6 @@ def sweep_jobs(
         Names in `VARIANTS`: one more job per variant and seed, scored in non-overlapping chunks
         only (the committed sweep runs all three); a variant of a scheme not in ``schemes`` is
         left out with its scheme.
-    variant_seeds : sequence of int, optional
-        The seeds of the variants (default: ``seeds``).
 
     Returns
     -------
@@ -541,8 +536,6 @@ def sweep_jobs(
         _check_scored("sweep_jobs", n_scored, length, MODES)
     if isinstance(variants, str):
         raise TypeError(f"sweep_jobs: variants must be a sequence of names, got {variants!r}")
-    variant_seeds = seeds if variant_seeds is None else variant_seeds
-    variant_seeds = check_sequence(func, "variant_seeds", variant_seeds, minimum=0)
     variants = list(variants)
     if variants:
         variants = check_sequence(func, "variants", variants, allowed=tuple(VARIANTS))
@@ -565,7 +558,7 @@ def sweep_jobs(
             "start": max(eval_lens),
         }
         for scheme, config in models
-        for seed in (seeds if config == CONFIG_NAME else variant_seeds)
+        for seed in seeds
     ]
 
 
@@ -620,7 +613,6 @@ def train_and_score(job, *, progress=False):
         steps=job["steps"],
         length=job["train_len"],
         seed=job["seed"],
-        snapshot_every=CHECKPOINT_EVERY,
         progress=progress,
         **TRAIN,
     )
@@ -652,27 +644,10 @@ def train_and_score(job, *, progress=False):
             extra = bits[longest, "nonoverlapping"].ravel() - bits[short, "nonoverlapping"].ravel()
             curve["excess"] = [round(float(v), 3) for v in extra.reshape(-1, longest).sum(0)]
         curves.append(curve)
-    # the validation curve: bits per character at the training length, in chunks, at every snapshot
-    tokens, targets = windows(
-        ids, short, "nonoverlapping", n_scored=job["n_scored"], start=job["start"]
-    )
-    steps = sorted(result.snapshots)
-    training = {
-        **base,
-        "eval_len": short,
-        "mode": "nonoverlapping",
-        "metric": METRIC,
-        "steps": steps,
-        "values": [
-            round(float(np.mean(char_bits(result.snapshots[k], config, tokens, targets))), 6)
-            for k in steps
-        ],
-    }
     return {
         "job": job,
         "records": records.region_records(base, scored, job["train_len"], METRIC, keys=("mode",)),
         "curves": curves,
-        "training": training,
         "train_bits": float(bits_per_char(np.mean(result.losses[-50:]))),
         "result": result,
     }
@@ -743,7 +718,7 @@ def _column(eval_len, train_len, region):
     return f"L = {eval_len}" if eval_len == train_len else f"{eval_len // train_len}L = {eval_len}"
 
 
-# The full sweep, as committed: every scheme, ten seeds; the variants, three.
+# The full sweep, as committed: every scheme, three seeds.
 FULL = {
     "schemes": SCHEMES,
     "seeds": SEEDS,
@@ -752,16 +727,15 @@ FULL = {
     "eval_lens": EVAL_LENS,
     "n_scored": N_SCORED,
     "variants": tuple(VARIANTS),
-    "variant_seeds": VARIANT_SEEDS,
 }
 REALTEXT = Sweep(
     name="realtext",
     module="posenc_lib.realtext",
     jobs=sweep_jobs,
     runner=train_and_score,
-    files={"results": "records", "curves": "curves", "training": "training"},
+    files={"results": "records", "curves": "curves"},
     options=FULL,
-    quick={"seeds": (0,), "variant_seeds": (0,)},
+    quick={"seeds": (0,)},
     tiny={
         "schemes": ("none", "learned", "alibi"),
         "seeds": (0,),
@@ -880,24 +854,7 @@ def load_sweep(directory=None):
     ['config', 'eval_len', 'metric', 'mode', 'region', 'scheme', 'seed', 'task', 'train_len',
      'value']
     """
-    return REALTEXT.load(directory)[:2]
-
-
-def load_training(directory=None):
-    """Read the sweep's validation curves (training.json): bits per character during training.
-
-    Parameters
-    ----------
-    directory : str or Path, optional
-        As in `load_sweep`.
-
-    Returns
-    -------
-    list of dict
-        One record per model: its fields, ``steps`` and ``values`` (bits per character at the
-        training length, in chunks, on the validation text).
-    """
-    return REALTEXT.load(directory)[2]
+    return REALTEXT.load(directory)
 
 
 def summarize(records, *, region="unseen", config=None, **criteria):
