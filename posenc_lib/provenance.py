@@ -547,6 +547,9 @@ def stale_provenance(sweep, directory=None, *, root=None):
     now = provenance(sweep, sweep.options, root=root)
     problems = []
     for name in sweep.files:
+        if not (directory / f"{name}.json").is_file():
+            problems.append(f"{name}.json: missing (the sweep writes it; run the sweep again)")
+            continue
         stamp = load_provenance(directory / f"{name}.json")
         if stamp is None:
             problems.append(f"{name}.json: no provenance")
