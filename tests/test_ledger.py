@@ -218,6 +218,6 @@ def test_chapter_08_advice_and_cheat_sheet_quote_the_ledger():
 def test_quiz_explanations_quote_the_ledger(question):
     """A quiz answer that quotes a number or cites a row quotes only what the ledger holds."""
     rows = _all_rows()
-    joined = " ".join([question.hint_text, *question.options.values()])
+    joined = " ".join([*question.hints, *question.options.values()])
     if _numbers(joined) or CITATION.search(joined):
         _check_quotes(f"quiz {question.name}", joined, rows)

@@ -367,8 +367,10 @@ class Exercise:
         Identifies the exercise (``ch02.q1`` is named in test ids).
     prompt : str
         The task as the learner reads it.
-    hint_text : str
-        What `hint` prints.
+    hint_text : str or tuple of str
+        What `hint` prints: one hint, or hints in tiers (a nudge first, then the recipe);
+        each call of `hint` prints the next tier. The solution is never a tier: `solution`
+        prints it, on request.
     solution_code : str
         The model answer as runnable code (what `solution` prints).
     starter : str
@@ -383,6 +385,14 @@ class Exercise:
     >>> from posenc_lib.exercises import ch03
     >>> ch03.q1.evaluate(lambda max_len, d_model: max_len * d_model).passed
     True
+    >>> q = ValueExercise(name="third", prompt="Compute 1/3.", solution_code="answer = 1 / 3",
+    ...                   hint_text=("One part of three.", "Divide 1 by 3."), expected=lambda: 1 / 3)
+    >>> q.hint(); q.hint(); q.hint()
+    Hint 1 of 2: One part of three.
+    Hint 2 of 2: Divide 1 by 3.
+    No more hints: q.solution() prints a model answer.
+    >>> q.hint(1)
+    Hint 1 of 2: One part of three.
     """
 
     name: str
@@ -412,9 +422,32 @@ class Exercise:
         """Print whether ``answer`` is right and, if not, what to fix."""
         print(self.evaluate(answer))
 
-    def hint(self):
-        """Print a hint."""
-        print("Hint:", self.hint_text)
+    @property
+    def hints(self):
+        """The hints in the order `hint` gives them (a tuple of str)."""
+        return (self.hint_text,) if isinstance(self.hint_text, str) else tuple(self.hint_text)
+
+    def hint(self, tier=None):
+        """Print the next hint (or hint number ``tier``, counting from 1).
+
+        Parameters
+        ----------
+        tier : int, optional
+            Which hint to print again; default: the one after the last printed.
+        """
+        hints = self.hints
+        if tier is None:
+            shown = getattr(self, "_hints_shown", 0)
+            if shown >= len(hints) > 1:
+                print("No more hints: q.solution() prints a model answer.")
+                return
+            tier = min(shown + 1, len(hints))
+        elif isinstance(tier, bool) or not isinstance(tier, int) or not 1 <= tier <= len(hints):
+            print(f"hint(tier): tier must be a whole number from 1 to {len(hints)}, got {tier!r}.")
+            return
+        self._hints_shown = max(getattr(self, "_hints_shown", 0), tier)
+        label = "Hint:" if len(hints) == 1 else f"Hint {tier} of {len(hints)}:"
+        print(label, hints[tier - 1])
 
     def solution(self):
         """Print a model solution."""
