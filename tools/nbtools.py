@@ -156,6 +156,11 @@ def pair_problems(path):
     return []
 
 
+#: Tags of code cells whose source starts folded: drawing code (its figure is what is read) and
+#: the code of a going-deeper block.
+FOLDED = {"hide-input", "going-deeper"}
+
+
 def sync_from_text(path):
     """Write the cells of ``path``'s text source into the notebook, keeping matching outputs.
 
@@ -181,6 +186,9 @@ def sync_from_text(path):
     for cell in text.cells:
         if ids[cell.cell_type, cell.source]:
             cell.id = ids[cell.cell_type, cell.source].pop(0)
+    for cell in text.cells:  # folded code: collapsed in JupyterLab too (the site folds hide-input)
+        if cell.cell_type == "code" and FOLDED & set(cell.metadata.get("tags", [])):
+            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
     nb.cells = text.cells
     nbformat.write(nb, path)
     return True
