@@ -379,6 +379,10 @@ class Exercise:
         A sentence added to the feedback of a right answer.
     answer_name : str
         The name the starter and the solution define.
+    goal : int
+        The chapter's learning goal it checks (1 = the first of the header's list; 0: none).
+    reuses : tuple of str
+        Earlier chapters whose idea it asks for again ("02", ...).
 
     Examples
     --------
@@ -402,6 +406,8 @@ class Exercise:
     starter: str = ""
     success: str = ""
     answer_name: str = field(default="answer")
+    goal: int = 0
+    reuses: tuple = ()
 
     def grade(self, answer):  # pragma: no cover - subclasses define it
         raise NotImplementedError
@@ -421,6 +427,16 @@ class Exercise:
     def check(self, answer):
         """Print whether ``answer`` is right and, if not, what to fix."""
         print(self.evaluate(answer))
+
+    def ask(self):
+        """Print the task, as the learner reads it where it is asked."""
+        print(textwrap.fill(f"Exercise {self.name}: {self.prompt}", 100))
+        for key, label in getattr(self, "labels", {}).items():
+            print(
+                textwrap.fill(
+                    f"{key!r}: {label}", 100, initial_indent="  ", subsequent_indent="     "
+                )
+            )
 
     @property
     def hints(self):
