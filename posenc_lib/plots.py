@@ -763,7 +763,7 @@ def plot_results(
             if region == "all"
             else f"{what}\n(at {train_len}: all positions; later: >= {train_len})"
         )
-    ax.set_title(task)
+        ax.set_title(task)
     if legend:
         legend_outside(axes[-1])
     return axes

@@ -487,14 +487,14 @@ def gap(records, task, scheme):
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
     longest = max(r["eval_len"] for r in rows)
     at_train = [r["value"] for r in rows if r["eval_len"] == r["train_len"]]
-    at_longest = [r["value"] for r in rows if r["eval_len"] == longest]
+    at_longest = [r["value"] for r in rows if r["eval_len"] == longest and r["region"] == "unseen"]
     return np.mean(at_train) - np.mean(at_longest)
 """,
     "ch06.gap.1": """
 def gap(records, task, scheme):
     longest = max(r["eval_len"] for r in records)
     at_train = [r["value"] for r in records if r["eval_len"] == r["train_len"]]
-    at_longest = [r["value"] for r in records if r["eval_len"] == longest]
+    at_longest = [r["value"] for r in records if r["eval_len"] == longest and r["region"] == "unseen"]
     return np.mean(at_longest) - np.mean(at_train)
 """,
     "ch06.gap.2": """
@@ -502,7 +502,7 @@ def gap(records, task, scheme):
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
     longest = max(r["eval_len"] for r in rows)
     at_train = next(r["value"] for r in rows if r["eval_len"] == r["train_len"])
-    at_longest = next(r["value"] for r in rows if r["eval_len"] == longest)
+    at_longest = next(r["value"] for r in rows if r["eval_len"] == longest and r["region"] == "unseen")
     return at_longest - at_train
 """,
     "ch06.gap.3": """
@@ -510,14 +510,16 @@ def gap(records, task, scheme):
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
     longest = max(r["eval_len"] for r in rows)
     at_train = np.mean([r["value"] for r in rows if r["eval_len"] == r["train_len"]])
-    at_longest = np.mean([r["value"] for r in rows if r["eval_len"] == longest])
+    at_longest = np.mean([r["value"] for r in rows if r["eval_len"] == longest and r["region"] == "unseen"])
     return at_longest / at_train
 """,
     "ch06.gap.4": """
 def gap(records, task, scheme):
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
-    at_32 = np.mean([r["value"] for r in rows if r["eval_len"] == 32])
-    at_256 = np.mean([r["value"] for r in rows if r["eval_len"] == 256])
+    at_32 = np.mean([r["value"] for r in rows if r["eval_len"] == 32 and r["region"] == "all"])
+    at_256 = np.mean(
+        [r["value"] for r in rows if r["eval_len"] == 256 and r["region"] == "unseen"]
+    )
     return at_256 - at_32
 """,
     "ch06.gap.5": """
@@ -525,8 +527,26 @@ def gap(records, task, scheme):
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
     lengths = sorted({r["eval_len"] for r in rows})
     first = np.mean([r["value"] for r in rows if r["eval_len"] == lengths[0]])
-    last = np.mean([r["value"] for r in rows if r["eval_len"] == lengths[-1]])
+    last = np.mean(
+        [r["value"] for r in rows if r["eval_len"] == lengths[-1] and r["region"] == "unseen"]
+    )
     return last - first
+""",
+    "ch06.gap.6": """
+def gap(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    longest = max(r["eval_len"] for r in rows)
+    at_train = [r["value"] for r in rows if r["eval_len"] == r["train_len"]]
+    at_longest = [r["value"] for r in rows if r["eval_len"] == longest]
+    return np.mean(at_longest) - np.mean(at_train)
+""",
+    "ch06.gap.7": """
+def gap(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    longest = max(r["eval_len"] for r in rows)
+    at_train = [r["value"] for r in rows if r["eval_len"] == r["train_len"]]
+    at_longest = [r["value"] for r in rows if r["eval_len"] == longest and r["region"] == "all"]
+    return np.mean(at_longest) - np.mean(at_train)
 """,
     # -- chapter 7 ----------------------------------------------------------------------------
     "ch07.bits_per_char.0": """

@@ -214,13 +214,15 @@ def test_summaries_pick_a_region_and_insist_on_one_configuration():
     assert list(unseen) == [("t", "s", 32), ("t", "s", 64)]
     assert unseen[("t", "s", 64)][0] == pytest.approx(0.4)
     assert unseen[("t", "s", 32)] == everywhere[("t", "s", 32)]
-    assert extrapolation_gap(records, "t", "s", config="a") == pytest.approx(0.6 - 0.9)
-    assert extrapolation_gap(records, "t", "s", config="a", region="unseen") == pytest.approx(-0.6)
+    assert extrapolation_gap(records, "t", "s", config="a", region="all") == pytest.approx(
+        0.6 - 0.9
+    )
+    assert extrapolation_gap(records, "t", "s", config="a") == pytest.approx(-0.6)  # unseen
     with pytest.raises(ValueError, match="region must be one of 'all', 'unseen', got 'late'"):
         summarize(records, config="a", region="late")
     only_train_len = [record(seed=s) for s in (0, 1)]  # no length beyond training: no unseen
     with pytest.raises(ValueError, match="extrapolation_gap: no 'unseen' records of 't', 's' at"):
-        extrapolation_gap(only_train_len, "t", "s", region="unseen")
+        extrapolation_gap(only_train_len, "t", "s")
 
 
 def test_old_records_without_regions_still_summarise():
@@ -848,28 +850,45 @@ def gap_records():
 
 def test_extrapolation_gap_reads_the_scheme_of_the_task_in_its_one_configuration():
     records = gap_records()
-    assert extrapolation_gap(records, "t", "s") == pytest.approx(0.5 - 0.9)
-    assert extrapolation_gap(records, "t", "s", region="unseen") == pytest.approx(0.1 - 0.9)
+    assert extrapolation_gap(records, "t", "s", region="all") == pytest.approx(0.5 - 0.9)
+    # the default reads the unseen positions at the longest length: the chapter's measure
+    assert extrapolation_gap(records, "t", "s") == pytest.approx(0.1 - 0.9)
     another = records + [record(config="d", eval_len=n, value=n / 128) for n in (32, 128)]
-    assert extrapolation_gap(another, "t", "s", config="c") == pytest.approx(0.5 - 0.9)
-    assert extrapolation_gap(another, "t", "s", config="d") == pytest.approx(1.0 - 0.25)
+    assert extrapolation_gap(another, "t", "s", config="c") == pytest.approx(0.1 - 0.9)
+    assert extrapolation_gap(another, "t", "s", config="d", region="all") == pytest.approx(
+        1.0 - 0.25
+    )
     assert message_of(ValueError, extrapolation_gap, another, "t", "s") == (
         "extrapolation_gap: these records hold several configurations ['c', 'd']; "
         "pass config= one of them"
     )
     # at the training length the gap starts from all positions, whatever else is recorded there
     odd = records + [record(seed=seed, region="unseen", value=0.0) for seed in (0, 1)]
-    assert extrapolation_gap(odd, "t", "s") == pytest.approx(0.5 - 0.9)
+    assert extrapolation_gap(odd, "t", "s", region="all") == pytest.approx(0.5 - 0.9)
+    assert extrapolation_gap(odd, "t", "s") == pytest.approx(0.1 - 0.9)
 
 
 def test_extrapolation_gap_of_a_model_measured_only_at_its_training_length():
-    assert extrapolation_gap([record(value=0.75)], "t", "s") == 0.0
-    assert message_of(ValueError, extrapolation_gap, [record()], "t", "s", region="unseen") == (
+    assert extrapolation_gap([record(value=0.75)], "t", "s", region="all") == 0.0
+    assert message_of(ValueError, extrapolation_gap, [record()], "t", "s") == (
         "extrapolation_gap: no 'unseen' records of 't', 's' at eval_len=32 (an unseen region "
-        "needs an evaluation length beyond train_len=32)"
+        "needs an evaluation length beyond train_len=32 and records with a 'region' field; "
+        "region='all' reads every position)"
     )
-    cannot_run = [record(scheme="learned"), record(scheme="learned", eval_len=64, value=None)]
+    cannot_run = [
+        record(scheme="learned"),
+        record(scheme="learned", eval_len=64, value=None),
+        record(scheme="learned", eval_len=64, region="unseen", value=None),
+    ]
     assert extrapolation_gap(cannot_run, "t", "learned") is None
+
+
+def test_extrapolation_gap_refuses_several_training_lengths_instead_of_reading_the_first():
+    mixed = [record(value=0.9), {**record(eval_len=64, region="unseen"), "train_len": 16}]
+    assert message_of(ValueError, extrapolation_gap, mixed, "t", "s") == (
+        "extrapolation_gap: the records of 't', 's' hold several training lengths [32, 16]; "
+        "select the records of one first"
+    )
 
 
 def test_paired_differences_pair_every_region_unless_one_is_asked_for_and_keep_the_shared_fields():

@@ -3,73 +3,90 @@
 import numpy as np
 
 from ..experiments import extrapolation_gap
-from ._core import ChoiceExercise, FunctionExercise, Mistake
+from ._core import ChoiceExercise, Feedback, FunctionExercise, Mistake
 
 
 def _records(
     values, task="t", scheme="s", metric="accuracy", lengths=(32, 64, 128, 256), train_len=None
 ):
-    return [
-        {
-            "task": task,
-            "scheme": scheme,
-            "seed": seed,
-            "train_len": lengths[0] if train_len is None else train_len,
-            "eval_len": n,
-            "metric": metric,
-            "value": v,
-        }
-        for seed, row in enumerate(values)
-        for n, v in zip(lengths, row, strict=True)
-    ]
+    """Return records of one configuration from one row per seed: (all, unseen) at each length.
+
+    A value is a pair (region "all", region "unseen"), or one number at the training length
+    (region "all" only: no position there is unseen).
+    """
+    train_len = lengths[0] if train_len is None else train_len
+    out = []
+    for seed, row in enumerate(values):
+        for n, v in zip(lengths, row, strict=True):
+            pairs = [("all", v)] if n <= train_len else [("all", v[0]), ("unseen", v[1])]
+            out += [
+                {
+                    "task": task,
+                    "scheme": scheme,
+                    "seed": seed,
+                    "train_len": train_len,
+                    "eval_len": n,
+                    "region": region,
+                    "metric": metric,
+                    "value": value,
+                }
+                for region, value in pairs
+            ]
+    return out
 
 
-def _means(records, task, scheme, short, long):
+def _mean(rows, length, regions):
+    values = [r["value"] for r in rows if r["eval_len"] == length and r["region"] in regions]
+    if not values or None in values:  # no such length, or cannot run: this variant cannot match
+        raise ValueError("no value to average at that length")
+    return float(np.mean(values))
+
+
+def _variant(records, task, scheme, *, short="train", long="longest", regions=("unseen",)):
+    """Return a gap computed a wrong way: another reference length, longest length or region."""
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
-    at = {n: [r["value"] for r in rows if r["eval_len"] == n] for n in (short, long)}
-    if not (at[short] and at[long]):  # no such length: this variant cannot match
-        raise ValueError("no records at that length")
-    return float(np.mean(at[short])), float(np.mean(at[long]))
+    lengths = sorted({r["eval_len"] for r in rows})
+    start = {"train": rows[0]["train_len"], "shortest": lengths[0]}.get(short, short)
+    stop = lengths[-1] if long == "longest" else long
+    return _mean(rows, stop, regions) - _mean(rows, start, ("all",))
 
 
 def _ratio(records, task, scheme):
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
-    short, long = rows[0]["train_len"], max(r["eval_len"] for r in rows)
-    at_train, at_longest = _means(records, task, scheme, short, long)
-    return at_longest / at_train
-
-
-def _fixed_lengths(records, task, scheme):
-    at_32, at_256 = _means(records, task, scheme, 32, 256)
-    return at_256 - at_32
-
-
-def _from_shortest(records, task, scheme):
-    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
-    shortest, longest = min(r["eval_len"] for r in rows), max(r["eval_len"] for r in rows)
-    at_shortest, at_longest = _means(records, task, scheme, shortest, longest)
-    return at_longest - at_shortest
+    longest = max(r["eval_len"] for r in rows)
+    return _mean(rows, longest, ("unseen",)) / _mean(rows, rows[0]["train_len"], ("all",))
 
 
 _CASES = (
     {  # other lengths, and a value at the training length that is not 1
         "records": _records(
-            [[0.8, 0.7, 0.4, 0.3], [0.6, 0.5, 0.3, 0.2]], lengths=(16, 32, 256, 512)
+            [[0.8, (0.7, 0.6), (0.4, 0.3), (0.3, 0.2)], [0.6, (0.5, 0.4), (0.3, 0.25), (0.2, 0.1)]],
+            lengths=(16, 32, 256, 512),
         ),
         "task": "t",
         "scheme": "s",
     },
-    {"records": _records([[1.0, 0.9, 0.7, 0.5]]), "task": "t", "scheme": "s"},
-    {"records": _records([[1.0, 0.8, 0.6, 0.4], [0.9, 0.9, 0.9, 0.9]]), "task": "t", "scheme": "s"},
+    {"records": _records([[1.0, (0.9, 0.8), (0.7, 0.5), (0.5, 0.4)]]), "task": "t", "scheme": "s"},
     {
-        "records": _records([[2.0, 2.2, 2.5, 3.0]], metric="loss")
-        + _records([[0.5] * 4], task="u"),
+        "records": _records(
+            [[1.0, (0.8, 0.6), (0.6, 0.45), (0.4, 0.3)], [0.9, (0.9, 0.9), (0.9, 0.85), (0.9, 0.8)]]
+        ),
+        "task": "t",
+        "scheme": "s",
+    },
+    {
+        "records": _records([[2.0, (2.2, 2.4), (2.5, 2.8), (3.0, 3.3)]], metric="loss")
+        + _records([[0.5, (0.5, 0.4), (0.5, 0.4), (0.5, 0.4)]], task="u"),
         "task": "t",
         "scheme": "s",
     },
     {  # evaluated below the training length too, and three seeds whose median is not the mean
         "records": _records(
-            [[1.0, 0.9, 0.7, 0.6], [1.0, 0.8, 0.5, 0.2], [0.9, 0.3, 0.2, 0.1]],
+            [
+                [1.0, 0.9, (0.7, 0.5), (0.6, 0.5)],
+                [1.0, 0.8, (0.5, 0.3), (0.2, 0.1)],
+                [0.9, 0.3, (0.2, 0.1), (0.1, 0.05)],
+            ],
             lengths=(16, 32, 64, 128),
             train_len=32,
         ),
@@ -77,23 +94,67 @@ _CASES = (
         "scheme": "s",
     },
     {  # listed first: another task, trained at another length and evaluated longer
-        "records": _records([[0.9, 0.5, 0.3, 0.2]], task="u", lengths=(16, 64, 256, 1024))
-        + _records([[0.8, 0.6, 0.7, 0.5], [0.7, 0.7, 0.6, 0.3]]),
+        "records": _records(
+            [[0.9, (0.5, 0.4), (0.3, 0.2), (0.2, 0.1)]], task="u", lengths=(16, 64, 256, 1024)
+        )
+        + _records(
+            [[0.8, (0.6, 0.5), (0.7, 0.6), (0.5, 0.35)], [0.7, (0.7, 0.6), (0.6, 0.5), (0.3, 0.2)]]
+        ),
         "task": "t",
         "scheme": "s",
     },
+    {  # last: a learned table, which cannot run past its rows (None), beside a scheme that can
+        "records": _records([[1.0, (0.6, 0.3), (0.5, 0.2), (0.4, 0.1)]], scheme="rope")
+        + _records([[1.0, (None, None), (None, None), (None, None)]] * 2, scheme="learned"),
+        "task": "t",
+        "scheme": "learned",
+    },
 )
 
-q1 = FunctionExercise(
+_CANNOT_RUN = (
+    " A value of None means the scheme cannot run at that length (a learned table has no row "
+    "past its training length): return None for it instead of averaging."
+)
+
+
+class _GapExercise(FunctionExercise):
+    """q1: the reference's None (the scheme cannot run that long) must come back as None."""
+
+    def _result_problem(self, result, expected, case, call):
+        if expected is None:
+            if result is None:
+                return None
+            return Feedback(
+                False,
+                f"{call} should return None: the scheme cannot run at the longest length "
+                f"(its values there are None), so it has no gap; yours returned {result!r}.",
+            )
+        return super()._result_problem(result, expected, case, call)
+
+    def grade(self, answer):
+        feedback = super().grade(answer)
+        message = feedback.message
+        if not feedback.passed and "raised TypeError" in message and "NoneType" in message:
+            return Feedback(False, message + _CANNOT_RUN)
+        return feedback
+
+
+q1 = _GapExercise(
     name="gap",
     prompt=(
-        "Write gap(records, task, scheme): the mean value (over seeds) at the longest evaluation "
-        "length minus the mean value at the training length, for one task and scheme. Records "
-        "are dicts with keys task, scheme, seed, train_len, eval_len, metric, value."
+        "Write gap(records, task, scheme): how far a scheme's score moves past the training "
+        "length, for one task and scheme of one configuration. Records are dicts with keys "
+        "task, scheme, seed, train_len, eval_len, region, metric, value. At the training length "
+        "a model has one record (region 'all'); at every longer length two: region 'all' (every "
+        "query position, most of them trained) and region 'unseen' (only the positions >= "
+        "train_len). Return the mean over seeds of the 'unseen' value at the longest evaluation "
+        "length minus the mean over seeds at the training length; return None if the scheme "
+        "cannot run at the longest length (its value there is None)."
     ),
     hint_text=(
         "Keep the records of that task and scheme; the training length is in r['train_len'] and "
-        "the longest length is max(r['eval_len']). Average each group with np.mean."
+        "the longest length is max(r['eval_len']). At the longest length keep only "
+        "r['region'] == 'unseen'. Average each group with np.mean, after checking for None."
     ),
     starter="""def gap(records, task, scheme):
     # YOUR CODE HERE: keep this task's and scheme's records, then compare two means
@@ -102,7 +163,11 @@ q1 = FunctionExercise(
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
     longest = max(r["eval_len"] for r in rows)
     at_train = [r["value"] for r in rows if r["eval_len"] == r["train_len"]]
-    at_longest = [r["value"] for r in rows if r["eval_len"] == longest]
+    at_longest = [
+        r["value"] for r in rows if r["eval_len"] == longest and r["region"] == "unseen"
+    ]
+    if None in at_train + at_longest:  # the scheme cannot run that long
+        return None
     return np.mean(at_longest) - np.mean(at_train)""",
     answer_name="gap",
     reference=extrapolation_gap,
@@ -137,16 +202,36 @@ q1 = FunctionExercise(
             "your gap reads the lengths 256 and 32 by name: records can have other lengths. "
             "Take the training length from r['train_len'] and the longest from "
             "max(r['eval_len']).",
-            lambda records, task, scheme: _fixed_lengths(records, task, scheme),
+            lambda records, task, scheme: _variant(records, task, scheme, short=32, long=256),
         ),
         Mistake(
             "your gap starts from the shortest evaluation length, which is the training length "
             "only when no model was evaluated on shorter inputs. Take the training length from "
             "r['train_len'].",
-            lambda records, task, scheme: _from_shortest(records, task, scheme),
+            lambda records, task, scheme: _variant(records, task, scheme, short="shortest"),
+        ),
+        Mistake(
+            "your gap averages both regions at the longest length: there a model has a record "
+            "for all positions and one for the unseen positions only, and their mean counts the "
+            "trained positions in. Keep only r['region'] == 'unseen' at the longest length.",
+            lambda records, task, scheme: _variant(
+                records, task, scheme, regions=("all", "unseen")
+            ),
+        ),
+        Mistake(
+            "your gap reads every position at the longest length (region 'all'), so most of "
+            "what it averages are positions the model was trained on: the average section 2 "
+            "warns against. Keep only r['region'] == 'unseen' at the longest length.",
+            lambda records, task, scheme: _variant(records, task, scheme, regions=("all",)),
         ),
     ),
-    success="Use it on the study's records: which scheme has the smallest gap on each task?",
+    success=(
+        "On the study, take one configuration first (never average three): "
+        "gap(select(study, config='4x8+mlp'), 'lookback-3', 't5') is what the library's "
+        "experiments.extrapolation_gap(study, 'lookback-3', 't5', config='4x8+mlp') returns, "
+        "and the library refuses records of several configurations. Which scheme moves least "
+        "on each task, and does that hold in the 1x32 configuration?"
+    ),
 )
 
 q2 = ChoiceExercise(
