@@ -41,6 +41,7 @@ EXEMPT = {
     "00": {},
     "01": {
         "3.5": "a section number of 'Attention Is All You Need' (further reading)",
+        "0.7": "the standard deviation the random layer's weights are drawn with, a setting (ledger)",
         "0.69": "Kazemnejad et al. (2023), published mean reciprocal rank, cited",
         "0.55": "Kazemnejad et al. (2023), published mean reciprocal rank, cited",
         "0.50": "Kazemnejad et al. (2023), published mean reciprocal rank, cited",
@@ -105,6 +106,8 @@ def prose_numbers(text):
     """The decimal numbers and percentages of a markdown text, as written (commas removed)."""
     text = re.sub(r"`[^`]*`", " ", text)  # code spans
     text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
+    text = re.sub(r"\(ledger \d\d\.\d+(?:, \d\d\.\d+)*\)", " ", text)  # citations of ledger rows
+    text = re.sub(r"^\|\s*\d\d\.\d+(?: \(headline\))?\s*\|", "|", text, flags=re.M)  # ledger IDs
     text = re.sub(r"https?://\S+", " ", text)
     found = []
     for digits, percent in NUMBER.findall(text):
@@ -191,6 +194,12 @@ def test_every_exemption_still_occurs_in_the_prose_and_has_a_reason(chapter):
 
 def test_the_extraction_reads_rounding_forms_separators_signs_and_percentages():
     printed = printed_numbers("weights 0.0830, 0.070 [0.311 0.95 ]  1,986.9 -4.40  share 93%  0.61")
+    assert prose_numbers(
+        "| 02.3 (headline) | 0.25 apart (ledger 02.3, 01.1) |\n| 02.4 | 1.5 |"
+    ) == [
+        "0.25",
+        "1.5",
+    ]
     assert prose_numbers(
         "0.083 and $-4.4$, 1,986.9 positions, 93% and 61%, section 3 of `x = 0.5`"
     ) == [
