@@ -460,8 +460,9 @@ def run_study(
     Parameters
     ----------
     out : str or Path, optional
-        Write results.json, curves.json, extension.json (each with its provenance) and the
-        witness model's parameters here; out/progress.jsonl makes the run resumable.
+        Write results.json, curves.json, extension.json, training.json (each with its
+        provenance) and the witness model's parameters here; out/progress.jsonl makes the run
+        resumable.
     workers : int
         Local processes, one BLAS thread each; 1 runs the jobs in this process.
     backend : {"loky", "dask"}
@@ -499,7 +500,7 @@ def run_study(
     ...
     TypeError: run_study: tasks must be a sequence of names, got 'markov'
     """
-    return STUDY.run(
+    result = STUDY.run(
         out=out,
         workers=workers,
         backend=backend,
@@ -508,6 +509,10 @@ def run_study(
         keep_models=keep_models,
         **options,
     )
+    if keep_models:  # what load_study returns (the validation curves: load_training)
+        files, models = result
+        return files[:3], models
+    return result[:3]
 
 
 def load_study(directory=None):

@@ -176,7 +176,8 @@ def test_the_quick_sweep_covers_every_scheme_task_and_region():
     assert len(jobs) == 18
     assert {j["scheme"] for j in jobs} == {"none", "sinusoidal", "learned", "rope", "alibi", "t5"}
     full = study_jobs(seeds=experiments.SEEDS, configs=tuple(experiments.CONFIGS), extension=True)
-    assert len(full) == 3 * 6 * len(experiments.CONFIGS) * 3
+    assert len(full) == 3 * 6 * len(experiments.CONFIGS) * len(experiments.SEEDS)
+    assert len(experiments.SEEDS) == 10  # enough for a paired interval to sign a comparison
     assert {j["steps"] for j in full} == {experiments.STEPS}  # one budget for every model
     with_extension = [j for j in full if j["extension"]]
     assert {(j["scheme"], j["task"]) for j in with_extension} == {
@@ -392,6 +393,7 @@ def test_a_run_now_and_a_resumable_run_into_a_directory_give_the_same_records(
         "extension.json",
         "progress.jsonl",
         "results.json",
+        "training.json",
     ]
     stamp = provenance.load_provenance(tmp_path / "results.json")
     assert stamp["settings"]["options"]["seeds"] == [1]
@@ -629,8 +631,9 @@ def test_paired_table_of_losses_sorts_seeds_and_counts_lower_as_better_and_round
     ]
     assert tables.paired_table(records, "scheme", "t5", "rope") == (
         "t5 - rope, seed by seed (loss: lower is better)\n"
-        "c     -0.50 +0.10 +0.00   mean -0.13   t5 better in 1 of 3 (1 equal)\n"
-        "wide  -0.20 -0.30   mean -0.25   t5 better in 2 of 2"
+        "c     -0.50 +0.10 +0.00   mean -0.13 (95% interval -0.93 to +0.67)   t5 better in 1 of 3"
+        " (1 equal)\n"
+        "wide  -0.20 -0.30   mean -0.25 (95% interval -0.89 to +0.39)   t5 better in 2 of 2"
     )
 
 
@@ -651,8 +654,9 @@ def test_paired_table_reads_records_without_a_metric_as_accuracy_higher_better_i
     )
     assert text == (
         "yarn - ntk, seed by seed (accuracy: higher is better)\n"
-        "c before  +0.3 +0.0   mean +0.2   yarn better in 1 of 2 (1 equal)\n"
-        "c after   -0.2 +0.6   mean +0.2   yarn better in 1 of 2"
+        "c before  +0.3 +0.0   mean +0.2 (95% interval -1.5 to +1.8)   yarn better in 1 of 2"
+        " (1 equal)\n"
+        "c after   -0.2 +0.6   mean +0.2 (95% interval -4.9 to +5.3)   yarn better in 1 of 2"
     )
 
 
@@ -676,7 +680,8 @@ def test_paired_table_sorts_a_record_without_a_seed_as_seed_0():
         for s, v in (("a", a), ("b", b))
     ]
     assert tables.paired_table(records, "scheme", "a", "b").splitlines()[1] == (
-        "c  +0.25 -0.55   mean -0.15   a better in 1 of 2"  # in record order: a tie at seed 0
+        # in record order: a tie at seed 0
+        "c  +0.25 -0.55   mean -0.15 (95% interval -5.23 to +4.93)   a better in 1 of 2"
     )
 
 
@@ -1247,7 +1252,15 @@ def test_train_and_measure_trains_scores_and_extends_a_rope_model_as_its_job_say
         (
             config,
             "markov",
-            {"steps": 7, "length": 4, "seed": 2, "progress": False, "batch_size": 16, "lr": 0.01},
+            {
+                "steps": 7,
+                "length": 4,
+                "seed": 2,
+                "snapshot_every": experiments.CHECKPOINT_EVERY,
+                "progress": False,
+                "batch_size": 16,
+                "lr": 0.01,
+            },
         )
     ]
     assert fake.scored == [({"trained": True}, config, n, 64) for n in (4, 8)]
@@ -1272,6 +1285,14 @@ def test_train_and_measure_trains_scores_and_extends_a_rope_model_as_its_job_say
         )
     ]
     assert out["extension"] == ["ext"]
+    # the validation curve scores every snapshot (the stand-in keeps none) at the training length
+    assert out["training"] == {
+        **fields,
+        "eval_len": 4,
+        "metric": "loss",
+        "steps": [],
+        "values": [],
+    }
 
 
 def test_train_and_measure_keeps_accuracy_counts_whole_and_has_no_curve_where_it_cannot_run(
