@@ -401,6 +401,15 @@ def rotate_pair(x, angle):
 """,
             {"x": np.array([0.7, -0.2]), "angle": 0.4},
         ),
+        (
+            "the angle first, rotate_pair(angle, x)",
+            """
+def rotate_pair(angle, x):
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s], [s, c]]) @ x
+""",
+            {"x": np.array([0.7, -0.2]), "angle": 0.4},
+        ),
     ],
     "ch04.rope_score": [
         (

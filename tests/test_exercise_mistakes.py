@@ -284,6 +284,32 @@ def rope_score(q, k, m, n):
 
     return float(rotate(q, m) @ rotate(k, n))
 """,
+    "ch04.rope_score.4": """
+def rope_score(q, k, m, n):
+    def rotate(x, position):
+        out = np.array(x, dtype=float)
+        for i in range(1, len(x) // 2 + 1):  # pairs 1, 2, ..., d/2 as RoFormer counts them
+            theta = position * 10000.0 ** (-2 * i / len(x))
+            a, b = x[2 * i - 2], x[2 * i - 1]
+            out[2 * i - 2] = a * np.cos(theta) - b * np.sin(theta)
+            out[2 * i - 1] = a * np.sin(theta) + b * np.cos(theta)
+        return out
+
+    return float(rotate(q, m) @ rotate(k, n))
+""",
+    "ch04.rope_score.5": """
+def rope_score(q, k, m, n):
+    def rotate(x, position):
+        d = len(x)
+        theta = position * 10000.0 ** (-np.arange(d // 2) / d)
+        a, b = x[0::2], x[1::2]
+        out = np.empty(d)
+        out[0::2] = a * np.cos(theta) - b * np.sin(theta)
+        out[1::2] = a * np.sin(theta) + b * np.cos(theta)
+        return out
+
+    return float(rotate(q, m) @ rotate(k, n))
+""",
     "ch04.to_half_layout.0": """
 def to_half_layout(w, n_heads):
     d = w.shape[-1]

@@ -892,3 +892,46 @@ def test_the_answer_key_agrees_with_the_evidence(name):
     question = QUIZ[name]
     holding = [key for key, label in question.labels.items() if phrase in label]
     assert holding == [question.correct], (phrase, holding)
+
+
+def test_chapter_04_rotate_pair_with_angle_first_is_told_the_argument_order():
+    """04 q1: rotate_pair(angle, x), the model solution with its parameters swapped (any names),
+    raises on a vector where it expects a number; the feedback says it is right when swapped."""
+    from posenc_lib.exercises import ch04
+
+    def rotate_pair(angle, x):
+        c, s = np.cos(angle), np.sin(angle)
+        return np.array([[c, -s], [s, c]]) @ x
+
+    def turn(theta, v):
+        a, b = v
+        return np.array(
+            [a * np.cos(theta) - b * np.sin(theta), a * np.sin(theta) + b * np.cos(theta)]
+        )
+
+    for answer in (rotate_pair, turn):
+        feedback = ch04.q1.evaluate(answer)
+        assert not feedback.passed
+        assert "right answer when called as rotate_pair(angle, x)" in feedback.message
+        assert "the checker calls rotate_pair(x, angle)" in feedback.message
+    wrong = ch04.q1.evaluate(lambda angle, x: np.array([[1.0, 0.0], [0.0, 1.0]]) @ x)
+    assert "Swap your parameters" not in wrong.message
+
+
+def test_chapter_04_both_vectors_turned_clockwise_is_named_among_the_causes():
+    """04 q2: turning q and k clockwise gives the score of the swapped positions exactly; the
+    feedback names both, and turning only k by m - n."""
+    from posenc_lib import apply_rope
+    from posenc_lib.exercises import ch04
+
+    def rope_score(q, k, m, n):
+        q_m = apply_rope(q[None], positions=[-m])[0]
+        return float(q_m @ apply_rope(k[None], positions=[-n])[0])
+
+    def only_k(q, k, m, n):
+        return float(q @ apply_rope(k[None], positions=[m - n])[0])
+
+    for answer in (rope_score, only_k):
+        feedback = ch04.q2.evaluate(answer)
+        assert not feedback.passed and "clockwise" in feedback.message
+        assert "q rotated to position n and k to m" in feedback.message

@@ -1,9 +1,57 @@
 """Chapter 4: RoPE."""
 
+import copy
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..rope import apply_rope, convention_permutation, dynamic_ntk_lengths
-from ._core import FunctionExercise, Mistake
+from ._core import Feedback, FunctionExercise, Mistake, _call, compare_arrays
+
+
+@dataclass(repr=False)
+class TwoArgumentExercise(FunctionExercise):
+    """A `FunctionExercise` of two arguments that also tries a failing answer with them swapped.
+
+    A learner who writes ``rotate_pair(angle, x)`` for a prompt that asks for
+    ``rotate_pair(x, angle)`` gets whatever error their code raises on a vector where it expects
+    a number. When the same function is right on every case with its two arguments swapped, the
+    feedback says so and names the order the checker uses.
+
+    Examples
+    --------
+    >>> feedback = q1.evaluate(lambda angle, x: np.array([[np.cos(angle), -np.sin(angle)],
+    ...                                                    [np.sin(angle), np.cos(angle)]]) @ x)
+    >>> feedback.passed, "called as rotate_pair(angle, x)" in feedback.message
+    (False, True)
+    """
+
+    def grade(self, answer):
+        """Grade as `FunctionExercise` does; a failing answer right when swapped is told so."""
+        feedback = super().grade(answer)
+        if feedback.passed or "Note: arguments arrive" in feedback.message:
+            return feedback
+        if not callable(answer) or not self._right_when_swapped(answer):
+            return feedback
+        first, second = self.parameters
+        return Feedback(
+            False,
+            f"{feedback.message.rstrip('.')}. Your function gives the right answer when called as "
+            f"{self.answer_name}({second}, {first}): the checker calls {self.signature}, "
+            f"{first} first and {second} second, as the prompt writes it. Swap your parameters.",
+        )
+
+    def _right_when_swapped(self, answer):
+        for case in self.cases:
+            first, second = (copy.deepcopy(v) for v in case.values())
+            result, error, _ = _call(answer, (second, first), {}, self.signature)
+            expected = self.reference(**case)
+            if (
+                error is not None
+                or compare_arrays(result, expected, rtol=self.rtol, atol=self.atol) is not None
+            ):
+                return False
+        return True
 
 
 def _vectors(seed, d):
@@ -19,6 +67,15 @@ def _rotated(x, position, convention="interleaved"):
 
 def _score(q, k, m, n, convention="interleaved"):
     return _rotated(q, m, convention) @ _rotated(k, n, convention)
+
+
+def _score_with_speeds(q, k, m, n, exponents):
+    """Return the score with pair i turning at 10000 ** -exponents(i, d): a learner's own speeds."""
+    d = len(q)
+    speeds = 10000.0 ** -exponents(np.arange(d // 2), d)
+    q_m = apply_rope(np.asarray(q, dtype=float)[None], positions=[m], frequencies=speeds)[0]
+    k_n = apply_rope(np.asarray(k, dtype=float)[None], positions=[n], frequencies=speeds)[0]
+    return q_m @ k_n
 
 
 def _per_head(w, n_heads, order):
@@ -54,7 +111,7 @@ def half_layout_columns(w, n_heads):
     return _per_head(w, n_heads, convention_permutation(w.shape[-1] // n_heads))
 
 
-q1 = FunctionExercise(
+q1 = TwoArgumentExercise(
     name="rotate_pair",
     prompt=(
         "Write rotate_pair(x, angle): rotate the 2-vector x = (a, b) counter-clockwise by angle "
@@ -124,8 +181,11 @@ def rope_score(q, k, m, n):
             lambda q, k, m, n: q @ k,
         ),
         Mistake(
-            "your score rotates q to position n and k to position m, the offset in the "
-            "opposite direction. q goes to m, k to n.",
+            "your score is RoPE's score for the opposite offset, m - n instead of n - m. "
+            "Three slips give exactly this: q rotated to position n and k to "
+            "m; both vectors turned clockwise (by -m and -n: the rotation matrix transposed, or "
+            "the sin terms with the wrong sign); or only k turned, by m - n. RoPE turns q "
+            "counter-clockwise to m and k to n.",
             lambda q, k, m, n: _score(q, k, n, m),
         ),
         Mistake(
@@ -137,6 +197,19 @@ def rope_score(q, k, m, n):
             "your score pairs dimensions the 'half' way (i, i + d/2). This exercise uses "
             "apply_rope's default interleaved pairs (0, 1), (2, 3), ...",
             lambda q, k, m, n: _score(q, k, m, n, "half"),
+        ),
+        Mistake(
+            "your pairs turn at 10000^(-2(i+1)/d): you counted the pairs from 1, so each pair turns "
+            "at the speed of RoPE's next pair and none at 1 radian per position. "
+            "Counting pairs from 0, pair i turns at 10000^(-2i/d) (RoFormer writes 2(i-1)/d with "
+            "i from 1: the same speeds). apply_rope has them built in.",
+            lambda q, k, m, n: _score_with_speeds(q, k, m, n, lambda i, d: 2 * (i + 1) / d),
+        ),
+        Mistake(
+            "your pairs turn at 10000^(-i/d): the exponent lacks its factor 2. Pair i covers "
+            "dimensions 2i and 2i + 1 and turns at 10000^(-2i/d), so your slow pairs turn too "
+            "fast. apply_rope has the speeds built in.",
+            lambda q, k, m, n: _score_with_speeds(q, k, m, n, lambda i, d: i / d),
         ),
     ),
 )
