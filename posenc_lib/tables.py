@@ -214,8 +214,8 @@ def lengths_table(
 def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
     """Text: the per-seed differences a - b, one line per group, with how many seeds favour a.
 
-    "Favour" reads the metric: a higher accuracy or a lower loss; a difference that rounds to zero
-    at ``digits`` decimals counts as equal, not as a win.
+    "Favour" reads the metric: a higher accuracy, a lower loss or bits per character; a difference
+    that rounds to zero at ``digits`` decimals counts as equal, not as a win.
 
     Parameters
     ----------
@@ -262,7 +262,7 @@ def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
     except ValueError as error:
         raise ValueError(f"{func}: {str(error).split(': ', 1)[1]}") from None
     metrics = {p.get("metric", "accuracy") for p in pairs}
-    better = "lower" if metrics == {"loss"} else "higher"
+    better = "lower" if metrics <= {"loss", "bits_per_char"} else "higher"  # costs, not scores
     lines = [f"{a} - {b}, seed by seed ({'/'.join(sorted(metrics))}: {better} is better)"]
     groups = {}
     for p in pairs:
