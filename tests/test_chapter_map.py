@@ -71,7 +71,7 @@ def test_every_chapter_states_a_title_and_minutes_in_its_first_markdown_cell():
 
 
 def test_chapter_00s_map_gives_each_chapter_its_own_title_link_and_minutes():
-    rows = table_rows((NOTEBOOKS / "00_start_here.md").read_text(), "## The chapters")
+    rows = table_rows((NOTEBOOKS / "00_start_here.md").read_text(), "## 1. The chapters")
     assert [row[0] for row in rows] == [h["number"] for h in HEADERS]
     for row, chapter in zip(rows, HEADERS, strict=True):
         if chapter["number"] == "00":  # the map is in this notebook: a name, not a link

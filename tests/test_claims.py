@@ -51,6 +51,31 @@ from posenc_lib.word_order import compare_orders, split_words
 ROUNDING = 1e-12
 
 
+# -- chapter 00: start here ----------------------------------------------------------------------
+
+
+def test_at_position_7_the_widget_checks_hand_has_turned_401_degrees():
+    """00: a hand that turns one radian per position has turned 7 rad at position 7: 401 degrees,
+    one full turn and 41 degrees more."""
+    from posenc_lib.widgets import HelloSlider
+
+    hello = HelloSlider()
+    hello.position.value = 7
+    assert hello.label.value == "position 7: 7.00 rad = 401 degrees = 1 full turn + 41 degrees"
+    assert divmod(round(np.degrees(7.0)), 360) == (1, 41)
+
+
+def test_the_first_checker_answers_each_shown_answer_with_what_to_fix():
+    """00: None is told it returns nothing, np.arange(9) its shape (9,) against (10,), np.arange(10)
+    that it holds integers where floats are asked; np.arange(10, dtype=float) passes."""
+    from posenc_lib.exercises import ch00
+
+    assert "forget to `return`" in ch00.q1.evaluate(None).message
+    assert "shape (9,), but shape (10,)" in ch00.q1.evaluate(np.arange(9)).message
+    assert "integers" in ch00.q1.evaluate(np.arange(10)).message
+    assert ch00.q1.evaluate(np.arange(10, dtype=float)).passed
+
+
 # -- chapter 01: attention can't see order -------------------------------------------------------
 
 
@@ -151,6 +176,53 @@ def test_the_mask_breaks_the_symmetry_by_where_it_ties_keys_not_by_how_many(sent
     out_a = self_attention(x_a, w_q, w_k, w_v, mask=mask)[0]
     out_b = self_attention(x_b, w_q, w_k, w_v, mask=moved)[0]
     assert np.max(np.abs(out_b - out_a[order])) < ROUNDING
+
+
+def test_a_mask_keeps_exactly_the_shuffles_that_carry_it_onto_itself(sentences):
+    """01: the cyclic shift keeps the band (rounding only) and breaks the causal mask (3.17); of the
+    720 shuffles exactly the 12 that carry the band onto itself (the six rotations and six
+    reflections) keep the outputs merely shuffled, and only the identity keeps the causal mask; a
+    second random layer (weights seed 1) keeps the same shuffles."""
+    from itertools import permutations
+
+    layer, x_a, *_ = sentences
+    offset = (np.arange(6)[None, :] - np.arange(6)[:, None]) % 6
+    band = (offset == 0) | (offset == 1) | (offset == 5)
+    mask = causal_mask(6)
+    shift = [1, 2, 3, 4, 5, 0]
+    for m, gap in ((band, None), (mask, "3.17")):
+        out = self_attention(x_a, *layer, mask=m)[0]
+        moved = np.max(np.abs(self_attention(x_a[shift], *layer, mask=m)[0] - out[shift]))
+        assert moved < ROUNDING if gap is None else f"{moved:.3g}" == gap
+    rng = np.random.default_rng(1)
+    other = [rng.normal(0.0, 0.7, size=(8, 8)) for _ in range(3)]
+    rotations = {tuple(np.roll(np.arange(6), -k)) for k in range(6)}
+    reflections = {tuple(np.roll(np.arange(6)[::-1], k)) for k in range(6)}
+    for weights in (layer, other):
+        for m, expected in ((band, rotations | reflections), (mask, {tuple(range(6))})):
+            out = self_attention(x_a, *weights, mask=m)[0]
+            kept = {
+                s
+                for s in permutations(range(6))
+                if np.max(np.abs(self_attention(x_a[list(s)], *weights, mask=m)[0] - out[list(s)]))
+                < ROUNDING
+            }
+            carried = {s for s in permutations(range(6)) if np.array_equal(m[np.ix_(s, s)], m)}
+            assert kept == carried == expected
+
+
+def test_the_static_twins_sentence_vectors_part_most_in_dimension_2(sentences):
+    """01 (figure and alt text): with sinusoidal positions or the causal mask the two sentence
+    vectors part most visibly in dimension 2 (-0.80 against -1.65 with positions, 0.07 against
+    -1.19 with the mask)."""
+    layer = sentences[0]
+    for options, expected in (
+        ({"positions": True}, ("-0.80", "-1.65")),
+        ({"causal": True}, ("0.07", "-1.19")),
+    ):
+        c = compare_orders("the dog bit the man .", "the man bit the dog .", *layer, **options)
+        assert np.argmax(np.abs(c.pooled_a - c.pooled_b)) == 2
+        assert (f"{c.pooled_a[2]:.2f}", f"{c.pooled_b[2]:.2f}") == expected
 
 
 def test_under_the_mask_as_dog_keeps_most_weight_on_itself_and_bs_dog_looks_at_man(sentences):
@@ -306,16 +378,20 @@ def test_scaling_by_sqrt_d_model_lets_the_word_outweigh_the_position():
 
 
 def test_the_all_pairs_similarity_curve_as_its_snapshot_describes_it():
-    """02 (alt text): all 64 pairs fall from 64 to about 30 at k = 100 (30.5), then decline slowly as a ripply band about 10 units wide, averaging about 8 between 1,500 and 1,950; the last 50 positions drop to about 2, briefly dipping below 0."""
+    """02 (alt text): all 64 pairs fall from 64 to 30.54 at k = 100, then decline slowly as a ripply
+    band, with means 20.5, 13.53, 9.89 and 8.19 over k = 100-499, 500-999, 1,000-1,499 and
+    1,500-1,949; the curve first dips below zero at k = 1,707 and reaches its lowest, -1.82, at
+    k = 1,970, among a few more dips below zero after k = 1,950."""
     curve = similarity_by_distance(np.arange(2001), 128)
-    assert curve[0] == pytest.approx(64) and round(float(curve[100]), 1) == 30.5
-    widths = [
-        np.percentile(curve[k : k + 100], 90) - np.percentile(curve[k : k + 100], 10)
-        for k in range(200, 1900, 100)
-    ]
-    assert 5 < np.median(widths) < 13
-    assert round(float(curve[1500:1950].mean())) == 8
-    assert round(float(curve[1950:].mean())) == 2 and curve[1950:].min() < 0
+    assert curve[0] == pytest.approx(64) and f"{curve[100]:.2f}" == "30.54"
+    means = [curve[a:b].mean() for a, b in [(100, 500), (500, 1000), (1000, 1500), (1500, 1950)]]
+    assert [f"{m:.2f}" for m in means] == ["20.50", "13.53", "9.89", "8.19"]
+    assert np.all(np.diff(means) < 0), "it declines"
+    assert (
+        np.argmax(curve < 0) == 1707 and curve.argmin() == 1970 and f"{curve.min():.2f}" == "-1.82"
+    )
+    below = np.flatnonzero(curve < 0)
+    assert below[0] == 1707 and np.all(below[1:] > 1950) and len(below) > 3
 
 
 def test_the_fast_and_slow_quarters_as_their_snapshots_describe_them():
@@ -328,21 +404,49 @@ def test_the_fast_and_slow_quarters_as_their_snapshots_describe_them():
     assert slow[:300].min() > 15.5 and round(float(slow[2000]), 1) == 9.5
 
 
-def test_one_pixel_row_of_the_explorer_table_covers_roughly_23_to_46_positions_that_average_out():
-    """02: one pixel row of the explorer's table covers about 23 positions at d_model = 16 and 46 at
-    64; the fastest columns repeat many times within it and their values average to about 0; pairs 0
-    to 2 (d_model = 16) and 0 to 10 (64) turn once within 3 pixel rows, too fast to draw (aliasing)."""
+def test_the_explorer_table_shows_81_rows_around_p_a_few_pixel_rows_each():
+    """02: the explorer's table shows the rows p - 40 .. p + 40, row p on the black line, each row
+    about three pixel rows high, so even pair 0 (6.3 rows per turn) is drawn wave by wave; drawn
+    whole, the table of 4,968 positions (d_model = 16) would put about 23 positions in each pixel
+    row (46 of 10,000 at 64), where the fastest columns repeat and their values average to about
+    0 (a grey-purple that is no value on the colour bar)."""
     from posenc_lib.widgets import SinusoidalExplorer
 
-    for d_model, expected, fastest_pairs in ((16, 23, [0, 1, 2]), (64, 46, list(range(11)))):
+    for d_model, seq_len, whole in ((16, 4968, 23), (64, 10_000, 46)):
         explorer = SinusoidalExplorer(d_model=d_model)
         rows = explorer.positions_per_pixel_row()
-        assert rows == pytest.approx(expected, rel=0.05)  # 22.8 on matplotlib 3.7's layout
+        assert explorer.seq_len == seq_len and round(1 / rows) == 3
+        assert round(seq_len * rows / 81) == pytest.approx(whole, abs=1)  # 22.8 on mpl 3.7
         (image,) = [im for ax in explorer.live.fig.axes for im in ax.get_images()]
-        assert image.get_array().shape[0] / image.axes.get_window_extent().height == rows
-        fastest = sinusoidal_positions(int(rows), d_model)[:, :2]  # pair 0: sine and cosine
+        assert image.get_array().shape == (81, d_model)
+        assert explorer.wavelength[0] / rows > 10, "pair 0: more than 10 pixel rows per turn"
+        fastest = sinusoidal_positions(whole, d_model)[:, :2]  # one pixel row of the whole table
         assert np.all(np.abs(fastest.mean(axis=0)) < 0.1)
-        assert list(np.flatnonzero(explorer.wavelength < 3 * rows)) == fastest_pairs
+    explorer.position.value = 500
+    np.testing.assert_allclose(explorer.heat.get_array()[40], explorer.table[500])
+    assert list(explorer.row_cursor.get_ydata()) == [0, 0]
+
+
+def test_the_waves_are_drawn_between_the_rows_where_joined_rows_cut_pair_0_short():
+    """02: the drawn waves at whole positions are the table's rows (rounding only); joined row by
+    row, pair 0's highest entry in a turn is anywhere from 0.894 to 1.000; from position 0 to 99
+    pair 0 goes round 15.76 times, pair 4 4.98, pair 10 0.89 and pair 20 0.05 (its sine at 0.308,
+    its cosine 0.951); the clocks of d_model 16 turn 57.3 and 18.1 degrees per position (pairs 0
+    and 1), the last ones less than one, and pair 0 goes round 7.96 times by position 50."""
+    table = sinusoidal_positions(100, 64)
+    between = np.arange(99 * 8 + 1) / 8
+    angles = between[:, None] * frequencies(64)[None, :]
+    assert np.max(np.abs(np.sin(angles[::8]) - table[:, 0::2])) < ROUNDING
+    turn = np.arange(100) // (2 * np.pi)
+    peaks = [table[turn == t, 0].max() for t in range(15)]
+    assert (f"{min(peaks):.3f}", f"{max(peaks):.3f}") == ("0.894", "1.000")
+    assert np.sin(angles[:, 0]).max() == pytest.approx(1, abs=1e-3), "drawn finely, it reaches 1"
+    turns = [f"{99 * frequencies(64)[i] / (2 * np.pi):.2f}" for i in (0, 4, 10, 20)]
+    assert turns == ["15.76", "4.98", "0.89", "0.05"]
+    assert (f"{table[99, 40]:.3f}", f"{table[99, 41]:.3f}") == ("0.308", "0.951")
+    degrees = np.degrees(frequencies(16))
+    assert list(degrees[:2].round(1)) == [57.3, 18.1] and np.all(degrees[4:] < 1)
+    assert f"{50 / (2 * np.pi):.2f}" == "7.96"
 
 
 def test_added_positions_dominate_the_dot_product_while_the_cross_terms_stay_small():

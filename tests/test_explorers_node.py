@@ -114,11 +114,18 @@ def test_the_sinusoid_frequencies_are_the_librarys_at_every_width_and_base():
 
 
 def test_the_sinusoidal_explorer_draws_columns_2i_and_2i_plus_1_of_sinusoidal_positions():
-    """Its waves around position p are the table's sine and cosine columns of the chosen pair;
-    outside the table (before 0, past seq_len - 1) nothing is drawn. Its clocks turn by
-    p times each shown pair's frequency."""
-    seq_len, window = 60, 6
-    spec = {"seq_len": seq_len, "window": window, "d_models": [16, 64], "bases": [100.0, 10000.0]}
+    """Its waves around position p are the table's sine and cosine columns of the chosen pair
+    at every whole position, and the same sinusoids at the fractions between; outside the table
+    (before 0, past seq_len - 1) nothing is drawn. Its clocks turn by p times each shown pair's
+    frequency."""
+    seq_len, window, fine = 60, 6, 4
+    spec = {
+        "seq_len": seq_len,
+        "window": window,
+        "fine": fine,
+        "d_models": [16, 64],
+        "bases": [100.0, 10000.0],
+    }
     settings = [
         {"position": p, "pair": i, "d_model": d, "base": base}
         for d, base in [(16, 100.0), (64, 10000.0)]
@@ -132,8 +139,13 @@ def test_the_sinusoidal_explorer_draws_columns_2i_and_2i_plus_1_of_sinusoidal_po
         inside = (rows >= 0) & (rows < seq_len)
         sin = np.where(inside, table[np.clip(rows, 0, seq_len - 1), 2 * i], np.nan)
         cos = np.where(inside, table[np.clip(rows, 0, seq_len - 1), 2 * i + 1], np.nan)
-        assert_same_numbers(frame["sin"], sin, f"sine column 2i at {v}")
-        assert_same_numbers(frame["cos"], cos, f"cosine column 2i+1 at {v}")
+        assert_same_numbers(frame["sin"][::fine], sin, f"sine column 2i at {v}")
+        assert_same_numbers(frame["cos"][::fine], cos, f"cosine column 2i+1 at {v}")
+        between = p + np.arange(-window * fine, window * fine + 1) / fine
+        angles = np.where((between >= 0) & (between <= seq_len - 1), between, np.nan)
+        angles = angles * frequencies(d, base=base)[i]
+        assert_same_numbers(frame["sin"], np.sin(angles), f"the sine between entries at {v}")
+        assert_same_numbers(frame["offsets"], between - p, f"offsets at {v}")
         assert_same_numbers(frame["angles"][0], p * frequencies(d, base=base)[i], f"clock at {v}")
 
 

@@ -80,8 +80,11 @@ def test_moving_the_position_turns_the_hands_and_moves_the_cursors(sinusoidal_ex
     assert not np.allclose(e.hands[1].get_xydata(), hand)
     np.testing.assert_allclose(e.hands[1].get_xydata()[1], [2.6 + np.sin(7.0), np.cos(7.0)])
     assert list(e.waves[2].get_xdata()) == [0, 0], "the marker stays at offset 0"
-    np.testing.assert_allclose(e.waves[0].get_ydata()[e.window], e.table[7, 0])
-    assert list(e.row_cursor.get_ydata()) == [7, 7]
+    np.testing.assert_allclose(e.waves[0].get_ydata()[e.window * e.fine], e.table[7, 0])
+    # the table shows rows 7 - 40 .. 7 + 40, row 7 on the line at offset 0
+    assert list(e.row_cursor.get_ydata()) == [0, 0]
+    np.testing.assert_allclose(e.heat.get_array()[e.window], e.table[7])
+    assert np.ma.getmaskarray(e.heat.get_array())[: e.window - 7].all(), "rows before 0: blank"
     assert e.live.renders == renders + 1
 
 
@@ -90,9 +93,15 @@ def test_choosing_a_pair_shows_its_columns(sinusoidal_explorer):
     e.pair.value = 3
     rows = e.position.value + e.offsets
     inside = (rows >= 0) & (rows < e.seq_len)
-    np.testing.assert_allclose(e.waves[0].get_ydata()[inside], e.table[rows[inside], 6])
-    np.testing.assert_allclose(e.waves[1].get_ydata()[inside], e.table[rows[inside], 7])
-    assert np.all(np.isnan(e.waves[0].get_ydata()[~inside]))
+    whole = slice(None, None, e.fine)  # the waves' points at whole positions: the table's entries
+    np.testing.assert_allclose(e.waves[0].get_ydata()[whole][inside], e.table[rows[inside], 6])
+    np.testing.assert_allclose(e.waves[1].get_ydata()[whole][inside], e.table[rows[inside], 7])
+    assert np.all(np.isnan(e.waves[0].get_ydata()[whole][~inside]))
+    between = e.position.value + e.wave_offsets  # and between them, the sinusoid itself
+    drawn = ~np.isnan(e.waves[0].get_ydata())
+    np.testing.assert_allclose(
+        e.waves[0].get_ydata()[drawn], np.sin(between[drawn] * e.omega[3]), atol=1e-12
+    )
     assert e.col_cursor.get_x() == 5.5
     assert "columns 6, 7" in e.status.value
 
@@ -284,7 +293,8 @@ def test_snapshot_at_sets_the_controls_in_order_prints_the_status_and_returns_th
     w = SinusoidalExplorer()  # d_model 16: positions 0 .. 4967
     image = w.snapshot_at(d_model=64, position=8000, pair=12)  # d_model first widens the range
     assert (w.d_model.value, w.position.value, w.pair.value) == (64, 8000, 12)
-    assert w.table.shape[1] == 64 and list(w.row_cursor.get_ydata()) == [8000, 8000]
+    assert w.table.shape[1] == 64 and list(w.row_cursor.get_ydata()) == [0, 0]
+    np.testing.assert_allclose(w.heat.get_array()[w.window], w.table[8000])
     assert capsys.readouterr().out == w.status.value + "\n"
     assert w.status.value.startswith("p=8000, pair i=12 (columns 24, 25;")
     shown = Image.open(io.BytesIO(image.data))

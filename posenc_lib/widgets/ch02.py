@@ -1,8 +1,10 @@
 """Chapter 2: sinusoidal positions as clock hands, and similarity against shift."""
 
 import ipywidgets as widgets
+import matplotlib
 import numpy as np
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from .. import plots
 from .._checks import check_choice, check_int
@@ -22,9 +24,11 @@ class SinusoidalExplorer(StatusExplorer):
 
     Top: the selected pair's clock (red), then eight clocks for evenly spaced pairs from the
     fastest to the slowest, one hand per (sin, cos) pair. Bottom left: the selected pair's two waves
-    around the current position (marked at offset 0). Bottom right: the whole table PE with a
-    cursor on the position's row and the pair's columns. Position and pair steps only move artists (blitting); d_model and base
-    changes redraw the figure.
+    around the current position (marked at offset 0). Bottom right: the same rows of the table PE,
+    positions p - 40 .. p + 40 by every dimension (rows before position 0 or past the table's end
+    in grey), with a line on row p and a frame round the pair's columns: each row gets a few pixel
+    rows, so even the fastest pair is drawn wave by wave. Position and pair steps only move
+    artists (blitting); d_model and base changes redraw the figure.
 
     Parameters
     ----------
@@ -47,7 +51,9 @@ class SinusoidalExplorer(StatusExplorer):
     """
 
     n_clocks = 8
-    window = 40  # the waves panel shows positions p - 40 .. p + 40
+    window = 40  # the waves panel and the table show positions p - 40 .. p + 40
+    fine = 8  # the waves are drawn at eighths of a position: the sinusoid between the entries
+    outside = "0.8"  # the grey of rows outside the table (not a value: no colour of the colorbar)
 
     d_models = (16, 32, 64, 128)
     bases = (100.0, 1000.0, 10000.0, 100000.0)
@@ -92,6 +98,7 @@ class SinusoidalExplorer(StatusExplorer):
             spec={
                 "seq_len": self.fixed_len,
                 "window": self.window,
+                "fine": self.fine,
                 "d_models": list(self.d_models),
                 "bases": list(self.bases),
             },
@@ -146,33 +153,55 @@ class SinusoidalExplorer(StatusExplorer):
             0, -1.35, "", ha="center", va="top", fontsize="small", color=plots.PALETTE[5]
         )
         # The waves around the current position: offsets -window..window from p, so a slider
-        # step moves data, not the axes (a step stays a fast blit at any sequence length).
+        # step moves data, not the axes (a step stays a fast blit at any sequence length). The
+        # lines are the sinusoids themselves, drawn at eighths of a position, with a marker on
+        # every 8th whole position (the table's own entries): joined whole positions alone would
+        # cut the peaks of a fast pair short.
         self.offsets = np.arange(-self.window, self.window + 1)
-        self.waves = plots.pair_waves(
-            self.ax_wave, self.offsets, self._around(self.position.value), 0, marker=0
+        self.wave_offsets = (
+            np.arange(-self.window * self.fine, self.window * self.fine + 1) / self.fine
         )
+        self.waves = plots.pair_waves(
+            self.ax_wave,
+            self.wave_offsets,
+            self._wave(self.position.value, self.pair.value),
+            0,
+            marker=0,
+        )
+        for line in self.waves[:2]:
+            line.set_markevery(8 * self.fine)
         self.ax_wave.set_xlabel("offset from the current position p")
         self.ax_wave.set_xlim(-self.window, self.window)
+        # The table around p: the rows of the waves panel, every column. A row per offset, so
+        # the axes stay put and a step only changes the image's data (blitting).
         self.heat = plots.heatmap(
             self.ax_map,
-            self.table,
-            cmap="RdBu",
+            self._around(self.position.value),
+            cmap=matplotlib.colormaps["RdBu"].with_extremes(bad=self.outside),
             vmin=-1,
             vmax=1,
             xlabel="dimension index",
-            ylabel="position p",
+            ylabel="offset from p (row p at 0)",
             colorbar="value",
         )
+        self.heat.set_interpolation("nearest")  # a few pixel rows per table row: drawn sharp
+        self.heat.set_extent((-0.5, d - 0.5, self.window + 0.5, -self.window - 0.5))
+        self.ax_map.set(xlim=(-0.5, d - 0.5), ylim=(self.window + 0.5, -self.window - 0.5))
         self.ax_map.set_aspect("auto")
-        self.row_cursor = self.ax_map.axhline(0, color="k", lw=2.5)
+        self.ax_map.xaxis.set_major_locator(MaxNLocator(integer=True))  # whole dimensions only
+        self.ax_map.set_title("the table's rows p - 40 to p + 40")
+        self.row_cursor = self.ax_map.axhline(0, color="k", lw=1.5)
         self.col_cursor = self.ax_map.add_patch(
-            Rectangle((-0.5, -0.5), 2, self.seq_len, fill=False, edgecolor="gold", lw=2)
+            Rectangle(
+                (-0.5, -self.window - 0.5), 2, len(self.offsets), fill=False, edgecolor="gold", lw=2
+            )
         )
         self.ax_wave.set_title("the selected pair's two columns, around p")
         self.live.animate(
             *self.hands,
             *self.dots,
             *self.waves,
+            self.heat,
             self.row_cursor,
             self.col_cursor,
             self.selected_label,
@@ -185,21 +214,28 @@ class SinusoidalExplorer(StatusExplorer):
         """How many positions one pixel row of the drawn table covers, at the figure's own size.
 
         A pair whose wavelength spans only a few pixel rows cannot be drawn faithfully: its
-        colours average to grey or alias into stripes that are not in the data (moire).
+        colours would average to grey or alias into stripes that are not in the data (moire).
+        The table shows the window's 81 rows, so each position gets more than one pixel row.
 
         Returns
         -------
         float
-            ``seq_len`` divided by the table's height in pixels.
+            The number of rows drawn (2 * window + 1) divided by the table's height in pixels.
 
         Examples
         --------
         >>> explorer = SinusoidalExplorer(d_model=16)
-        >>> 20 < float(explorer.positions_per_pixel_row()) < 26   # 4,968 positions, about 220 rows
+        >>> 0.3 < float(explorer.positions_per_pixel_row()) < 0.45   # 81 rows, about 220 pixels
         True
         """
         self.live.fig.canvas.draw()  # the constrained layout sizes the axes when drawn
-        return self.seq_len / self.ax_map.get_window_extent().height
+        return len(self.offsets) / self.ax_map.get_window_extent().height
+
+    def _wave(self, p, i):
+        """Pair i's sine and cosine at p + `wave_offsets`, as two columns; NaN outside the table."""
+        where = p + self.wave_offsets
+        angles = np.where((where >= 0) & (where <= self.seq_len - 1), where * self.omega[i], np.nan)
+        return np.stack([np.sin(angles), np.cos(angles)], axis=1)
 
     def _around(self, p):
         """Rows p - window .. p + window of the table; NaN outside 0 .. seq_len - 1."""
@@ -218,10 +254,10 @@ class SinusoidalExplorer(StatusExplorer):
         p, i = self.position.value, self.pair.value
         plots.set_clock_hands(self.hands, self.dots, self._angles())
         sin_line, cos_line, _ = self.waves
-        around = self._around(p)
-        sin_line.set_ydata(around[:, 2 * i])
-        cos_line.set_ydata(around[:, 2 * i + 1])
-        self.row_cursor.set_ydata([p, p])
+        wave = self._wave(p, i)
+        sin_line.set_ydata(wave[:, 0])
+        cos_line.set_ydata(wave[:, 1])
+        self.heat.set_data(self._around(p))
         self.col_cursor.set_x(2 * i - 0.5)
         self.selected_label.set_text(f"selected\ni={i}\nλ={self.wavelength[i]:,.0f}")
         angle = p * self.omega[i]

@@ -199,12 +199,14 @@ KINDS.sinusoidal = {
     const seqLen = spec.seq_len ?? positionsNeeded(d, base);
     const omega = frequencies(d, base), lambda = wavelengths(d, base), shown = shownPairs(d);
     const angles = [i, ...shown].map((pair) => p * omega[pair]);
+    // The waves at fractions 1/fine of a position (the sinusoid between the table's entries),
+    // offsets -window .. window from p; NaN outside the table.
     const offsets = [], sin = [], cos = [];
-    for (let o = -spec.window; o <= spec.window; o++) {
-      const row = p + o, inside = row >= 0 && row < seqLen;
+    for (let n = -spec.window * spec.fine; n <= spec.window * spec.fine; n++) {
+      const o = n / spec.fine, where = p + o, inside = where >= 0 && where <= seqLen - 1;
       offsets.push(o);
-      sin.push(inside ? Math.sin(row * omega[i]) : NaN);
-      cos.push(inside ? Math.cos(row * omega[i]) : NaN);
+      sin.push(inside ? Math.sin(where * omega[i]) : NaN);
+      cos.push(inside ? Math.cos(where * omega[i]) : NaN);
     }
     const angle = p * omega[i];
     const status =
@@ -219,8 +221,9 @@ KINDS.sinusoidal = {
       `${shown.join(", ")} with hands at ${angles.slice(1).map(clock).join(", ")}. Bottom left: ` +
       `the pair's sine and cosine from offset -${spec.window} to +${spec.window} around p; at p, ` +
       `sin = ${signed(Math.sin(angle), 4)} and cos = ${signed(Math.cos(angle), 4)}. Bottom right: ` +
-      `the table of ${grouped(seqLen, 0)} positions by ${d} dimensions, red -1 to blue +1, with ` +
-      `a black line at row ${p} and columns ${2 * i} and ${2 * i + 1} framed in gold.`;
+      `the table's rows ${p - spec.window} to ${p + spec.window} (of positions 0 to ` +
+      `${grouped(seqLen - 1, 0)}; rows outside them grey) by ${d} dimensions, red -1 to blue +1, ` +
+      `with a black line at row ${p} and columns ${2 * i} and ${2 * i + 1} framed in gold.`;
     return { status, alt, angles, offsets, sin, cos, seq_len: seqLen, selected_wavelength: lambda[i] };
   },
 };
@@ -674,28 +677,29 @@ DRAW.sinusoidal = {
     const waves = new Axes(ctx, { x: 52, y: top + 26, w: (narrow ? W : half) - 70, h: panelH }, [-spec.window, spec.window], [-1.15, 1.8]);
     waves.frame({ xlabel: "offset from the current position p", ylabel: "value", title: "the selected pair's two columns, around p" });
     waves.vline(0, VERMILLION, 1.5);
-    waves.line(f.offsets, f.sin, { color: BLUE, marker: "o", every: 8 });
-    waves.line(f.offsets, f.cos, { color: ORANGE, dash: [6, 3], marker: "s", every: 8 });
+    // a marker on every 8th whole position: the table's own entries
+    waves.line(f.offsets, f.sin, { color: BLUE, marker: "o", every: 8 * spec.fine });
+    waves.line(f.offsets, f.cos, { color: ORANGE, dash: [6, 3], marker: "s", every: 8 * spec.fine });
     const entries = [["sin: column 2i", { color: BLUE, marker: "o" }], ["cos: column 2i+1", { color: ORANGE, marker: "s", dash: [6, 3] }]];
     const lw = 2 * (16 * 6.2 + 40) + 6;
     legend(waves, entries, waves.box.x + Math.max(0, (waves.box.w - lw) / 2), waves.box.y + 4, { columns: 2 });
-    // bottom right: the table, an image averaged down to the panel's device pixels
+    // bottom right: the table's rows p - window .. p + window, one image row each (a few device
+    // pixels per row, so even the fastest pair is drawn wave by wave), offsets down
     const box = narrow
       ? { x: 56, y: top + 250 + 26, w: W - 56 - 78, h: panelH }
       : { x: half + 56, y: top + 26, w: W - half - 56 - 78, h: panelH };
-    const map = new Axes(ctx, box, [-0.5, d - 0.5], [f.seq_len - 0.5, -0.5]);
-    const dpr = ctx.getTransform().a, rows = Math.max(1, Math.round(box.h * dpr));
-    const key = `${d} ${v.base} ${f.seq_len} ${rows}`;
+    const map = new Axes(ctx, box, [-0.5, d - 0.5], [spec.window + 0.5, -spec.window - 0.5]);
+    const key = `${d} ${v.base} ${f.seq_len} ${p}`;
     if (cache.tableKey !== key) {
       cache.tableKey = key;
-      cache.table = tableImage(d, v.base, f.seq_len, rows);
+      cache.table = windowImage(d, v.base, f.seq_len, p, spec.window);
     }
     ctx.save();
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(cache.table, box.x, box.y, box.w, box.h);
     ctx.restore();
-    map.frame({ xlabel: "dimension index", ylabel: "position p" });
-    map.hline(p, "#000", 2.5);
+    map.frame({ xlabel: "dimension index", ylabel: "offset from p (row p at 0)", title: `the table's rows p - ${spec.window} to p + ${spec.window}` });
+    map.hline(0, "#000", 1.5);
     map.clip(() => {
       ctx.save();
       ctx.strokeStyle = "gold";
@@ -707,28 +711,23 @@ DRAW.sinusoidal = {
   },
 };
 
-function tableImage(d, base, seqLen, rows) {
-  // Each pixel row averages the colours of the table rows it covers (antialiased, as
-  // plots.heatmap draws it: a fast column that swings from red to blue blurs to grey-purple).
-  const omega = frequencies(d, base), canvas = document.createElement("canvas");
+function windowImage(d, base, seqLen, p, window) {
+  // One image row per table row p - window .. p + window, drawn as plots.heatmap draws the
+  // explorer's table; rows before position 0 or past the table's end are grey (0.8), as the
+  // Python figure's "bad" colour.
+  const omega = frequencies(d, base), canvas = document.createElement("canvas"), rows = 2 * window + 1;
   canvas.width = d;
   canvas.height = rows;
   const ctx = canvas.getContext("2d"), image = ctx.createImageData(d, rows);
   for (let r = 0; r < rows; r++) {
-    const lo = Math.floor((r * seqLen) / rows), hi = Math.max(lo + 1, Math.floor(((r + 1) * seqLen) / rows));
+    const row = p - window + r, inside = row >= 0 && row < seqLen;
     for (let c = 0; c < d; c++) {
       const w = omega[c >> 1];
-      const sum = [0, 0, 0];
-      for (let p = lo; p < hi; p++) {
-        const rgb = rdbu(c % 2 === 0 ? Math.sin(p * w) : Math.cos(p * w));
-        sum[0] += rgb[0];
-        sum[1] += rgb[1];
-        sum[2] += rgb[2];
-      }
+      const rgb = inside ? rdbu(c % 2 === 0 ? Math.sin(row * w) : Math.cos(row * w)) : [204, 204, 204];
       const at = 4 * (r * d + c);
-      image.data[at] = Math.round(sum[0] / (hi - lo));
-      image.data[at + 1] = Math.round(sum[1] / (hi - lo));
-      image.data[at + 2] = Math.round(sum[2] / (hi - lo));
+      image.data[at] = Math.round(rgb[0]);
+      image.data[at + 1] = Math.round(rgb[1]);
+      image.data[at + 2] = Math.round(rgb[2]);
       image.data[at + 3] = 255;
     }
   }
