@@ -10,7 +10,7 @@ from ._core import Feedback, FunctionExercise, Mistake, _call, compare_arrays
 
 
 @dataclass(repr=False)
-class TwoArgumentExercise(FunctionExercise):
+class _TwoArgumentExercise(FunctionExercise):
     """A `FunctionExercise` of two arguments that also tries a failing answer with them swapped.
 
     A learner who writes ``rotate_pair(angle, x)`` for a prompt that asks for
@@ -111,7 +111,7 @@ def half_layout_columns(w, n_heads):
     return _per_head(w, n_heads, convention_permutation(w.shape[-1] // n_heads))
 
 
-q1 = TwoArgumentExercise(
+q1 = _TwoArgumentExercise(
     name="rotate_pair",
     prompt=(
         "Write rotate_pair(x, angle): rotate the 2-vector x = (a, b) counter-clockwise by angle "
