@@ -562,6 +562,12 @@ def load_training(directory=None):
     -------
     list of dict
         One record per model (`validation_curve`): its fields, ``steps`` and ``values``.
+
+    Examples
+    --------
+    >>> curves = load_training()
+    >>> len(curves), curves[0]["steps"][:3], curves[0]["steps"][-1]  # 540 models, every 50 steps
+    (540, [0, 50, 100], 400)
     """
     return STUDY.load(directory)[3]
 
