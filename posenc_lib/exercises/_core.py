@@ -506,6 +506,8 @@ class FunctionExercise(Exercise):
         A sentence added to the feedback of a right answer.
     answer_name : str
         The name the starter and the solution define.
+    goal, reuses
+        The learning goal it checks and the earlier chapters it reuses, as in `Exercise`.
     reference : callable
         Computes the right result from a case, by keyword.
     cases : tuple of dict
@@ -665,6 +667,8 @@ class ValueExercise(Exercise):
         A sentence added to the feedback of a right answer.
     answer_name : str
         The name the starter and the solution define.
+    goal, reuses
+        The learning goal it checks and the earlier chapters it reuses, as in `Exercise`.
     expected : object
         The right value (number or array).
     mistakes : tuple of Mistake
@@ -717,6 +721,8 @@ class ChoiceExercise(Exercise):
         A sentence added to the feedback of a right answer.
     answer_name : str
         The name the starter and the solution define.
+    goal, reuses
+        The learning goal it checks and the earlier chapters it reuses, as in `Exercise`.
     options : dict
         Option -> the explanation shown when it is chosen (the right one starts "Right").
     correct : object

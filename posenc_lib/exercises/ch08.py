@@ -34,6 +34,8 @@ class QuizQuestion(ChoiceExercise):
         A sentence added to the feedback of a right answer.
     answer_name : str
         The name the starter and the solution define.
+    goal, reuses
+        The learning goal it checks and the earlier chapters it reuses, as in `Exercise`.
     options, correct, labels
         As in `ChoiceExercise`.
     chapter : str
