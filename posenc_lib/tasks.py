@@ -565,8 +565,11 @@ def position_free_scores(task, length, *, n_tokens=EVAL_TOKENS, seed=EVAL_SEED):
     """Per-position totals and counts of the task's best rule that uses no positions.
 
     The rule (``task.position_free_rule``) sees the current token and how often each token came
-    before it, but not where: at most what one causal attention layer without positions can see
-    (its output at position t is a function of token t and the proportions of the tokens 0 .. t).
+    before it, but not where. One causal attention layer without positions sees no more about
+    order: its output at position t is a function of token t and the proportions of the tokens
+    0 .. t (chapter 03). The two are not the same reading (the rule counts the earlier tokens, the
+    layer averages them with token t itself), and a second layer sees order (chapter 03), so the
+    rule is a floor for one-layer models only.
     It is scored on the sequences of `evaluation_sequences`: with the defaults, the very
     sequences every model of the study is scored on, so a model and the rule can be compared
     sequence by sequence. Accuracy tasks give the rule's expected score given what it sees;
