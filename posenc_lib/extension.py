@@ -321,7 +321,7 @@ def extension_summary(records, task, *, config=None, region="unseen"):
     >>> records, curves, extension = load_study()
     >>> summary = extension_summary(extension, "lookback-3", config="4x8+mlp")
     >>> len(summary), [round(v, 2) for v in summary["ntk", "after"]]
-    (10, [0.67, 0.65, 0.69])
+    (10, [0.66, 0.51, 0.79])
     """
     rows = _extension_rows("extension_summary", records, task, config, region)
     groups = {}
@@ -374,13 +374,13 @@ def extension_table(records, task, *, config=None, region="unseen", digits=2):
     >>> from posenc_lib.experiments import load_study
     >>> records, curves, extension = load_study()
     >>> print(extension_table(extension, "lookback-3", config="4x8+mlp"))
-    lookback-3, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 3 seeds
+    lookback-3, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 10 seeds
     method                   before   after 40 steps
-    plain          0.15 (0.15-0.15) 0.44 (0.43-0.45)
-    interpolation  0.06 (0.06-0.06) 0.07 (0.06-0.07)
-    ntk            0.38 (0.37-0.38) 0.67 (0.65-0.69)
-    yarn           0.96 (0.92-0.99) 1.00 (1.00-1.00)
-    yarn-paper     0.06 (0.06-0.07) 0.06 (0.06-0.07)
+    plain          0.15 (0.13-0.18) 0.47 (0.28-0.84)
+    interpolation  0.06 (0.06-0.07) 0.07 (0.06-0.12)
+    ntk            0.38 (0.34-0.42) 0.66 (0.51-0.79)
+    yarn           0.96 (0.90-0.99) 1.00 (1.00-1.00)
+    yarn-paper     0.06 (0.06-0.07) 0.07 (0.06-0.08)
     """
     digits = check_int("extension_table", "digits", digits, minimum=0)
     rows = _extension_rows("extension_table", records, task, config, region)

@@ -190,7 +190,7 @@ def load_records(path):
     --------
     >>> from posenc_lib.sweep import DATA
     >>> len(load_records(DATA / "study" / "results.json"))  # chapter 06's committed study
-    1134
+    3780
     """
     data = json.loads(Path(path).read_text())
     return data if isinstance(data, list) else data["records"]

@@ -196,14 +196,14 @@ class Sweep:
         Examples
         --------
         >>> from posenc_lib import experiments
-        >>> (records, curves, extension), models = experiments.STUDY.run(
+        >>> (records, curves, extension, training), models = experiments.STUDY.run(
         ...     tasks=["lookback-3"], schemes=["none", "learned"], steps=2, train_len=8,
         ...     eval_lens=[8, 16], n_tokens=64, progress=False, keep_models=True)
         >>> [(r["scheme"], r["eval_len"], r["region"]) for r in records]
         [('none', 8, 'all'), ('none', 16, 'all'), ('none', 16, 'unseen'),
          ('learned', 8, 'all'), ('learned', 16, 'all'), ('learned', 16, 'unseen')]
-        >>> sorted(models), len(curves), extension
-        ([('lookback-3', 'learned', 0), ('lookback-3', 'none', 0)], 1, [])
+        >>> sorted(models), len(curves), extension, len(training)  # one validation curve a model
+        ([('lookback-3', 'learned', 0), ('lookback-3', 'none', 0)], 1, [], 2)
         """
         func = self.verbs.get("run", "run")
         if out is not None and not isinstance(out, str | Path):
@@ -479,7 +479,7 @@ class Sweep:
         >>> from posenc_lib import experiments
         >>> print(experiments.STUDY.results_table(experiments.load_study()[0],
         ...                                       config="1x32").splitlines()[0])
-        configuration 1x32; mean (min-max) over 3 seeds; trained at L=32
+        configuration 1x32; mean (min-max) over 10 seeds; trained at L=32
         """
         func = "results_table"
         digits = check_int(func, "digits", digits, minimum=0)
