@@ -88,7 +88,8 @@ q2 = ChoiceExercise(
         "score positions 0-63, which it knows.",
         "c": "Right: sliding windows put every scored character past the trained positions, the "
         "worst case for a model that learnt absolute positions, and spare every character the "
-        "starved start of a chunk, which is all ALiBi has to fear.",
+        "starved start of a chunk. For ALiBi the starved starts cost more than the little it "
+        "loses when its windows grow longer (section 7 measures both).",
         "d": "No: it is the other way round. Sliding windows score only positions 96-127 of each "
         "window, none of which the sinusoidal model saw in training, and they spare ALiBi the "
         "starved first characters of each chunk.",
