@@ -107,6 +107,106 @@ def _():
     return f"rows {rows.min()}-{rows.max()}"
 
 
+@evidence("untrained_strips")
+def _():
+    from posenc_lib.learned import cosine_similarity
+
+    rng = np.random.default_rng(0)
+    before = rng.normal(size=(64, 32))
+    after = np.concatenate([rng.normal(size=(32, 32)), before[32:]])  # only rows 0-31 trained
+    old, new = cosine_similarity(before), cosine_similarity(after)
+    assert np.allclose(old[32:, 32:], new[32:, 32:])  # untrained x untrained: unchanged
+    strips_move = not np.allclose(old[32:, :32], new[32:, :32])
+    assert np.all(np.abs(new[32:, :32]) > 0) and not np.allclose(new[32:, :32], new[:32, :32])
+    return "they change" if strips_move else "they never change"
+
+
+@evidence("why_sinusoids")
+def _():
+    from posenc_lib.learned import cosine_similarity
+    from posenc_lib.sinusoidal import shift_matrix
+
+    table = sinusoidal_positions(300, 16)
+    assert np.allclose(table[:200] @ shift_matrix(7, 16).T, table[7:207])  # one M_k for every p
+    assert sinusoidal_positions(5000, 16).shape == (5000, 16)  # a vector at every position
+    assert cosine_similarity(sinusoidal_positions(64, 32)).min() > 0.3  # (c): not at right angles
+    return "one matrix M_k for every p"
+
+
+@evidence("pair_slider")
+def _():
+    from posenc_lib.widgets import RopeExplorer
+
+    explorer = RopeExplorer()
+    explorer.m.value, explorer.n.value = 3, 7
+    slower = bool(np.all(np.diff(3 * explorer.theta) < 0))  # pair i turns by m theta_i
+    score = explorer.score(3, 7)
+    for i in range(8):  # the pair slider changes the drawing, not the score
+        explorer.pair.value = i
+        assert explorer.score(explorer.m.value, explorer.n.value) == score
+    assert slower
+    return "turn less and less away from their faint start, and the black marker stays"
+
+
+@evidence("unseen_angles")
+def _():
+    from posenc_lib import rope_frequencies
+
+    d, trained, used = 128, 2048, 8192
+    theta = rope_frequencies(d)
+    completed = (trained - 1) * theta >= 2 * np.pi  # pairs that saw every direction in training
+    new_direction = (used - 1) * theta > (trained - 1) * theta
+    assert np.all(new_direction)  # every angle grows ...
+    assert completed[0] and not completed[-1]  # ... but only the slow pairs meet new directions
+    return "the slow pairs, which never completed a turn"
+
+
+@evidence("new_buckets")
+def _():
+    from posenc_lib.t5 import t5_bucket
+
+    trained = set(t5_bucket(-np.arange(128), bidirectional=False).tolist())
+    longer = set(t5_bucket(-np.arange(1000), bidirectional=False).tolist())
+    return "none" if not longer - trained else f"{len(longer - trained)} new"
+
+
+@evidence("trick_without_mask")
+def _():
+    from posenc_lib import softmax
+
+    rng = np.random.default_rng(0)
+    scores, m = rng.normal(size=(6, 6)), 0.5
+    i, j = np.arange(6)[:, None], np.arange(6)[None, :]
+    paper, shortcut = softmax(scores - m * np.abs(i - j)), softmax(scores + m * j)
+    assert not np.allclose(paper, shortcut)
+    masked = np.tril(np.ones((6, 6), dtype=bool))
+    assert np.allclose(
+        softmax(np.where(masked, scores - m * (i - j), -np.inf)),
+        softmax(np.where(masked, scores + m * j, -np.inf)),
+    )
+    return "no longer differ by a constant along a row"
+
+
+@evidence("gentle_head")
+def _():
+    from posenc_lib.widgets import AlibiExplorer
+
+    explorer = AlibiExplorer()
+    with_alibi = explorer.biased[7, 31, 28:].sum()
+    without = explorer.plain[31, 28:].sum()
+    assert abs(with_alibi - without) < 0.05
+    return "nearly the same share"
+
+
+@evidence("one_head_offset")
+def _():
+    from posenc_lib import alibi_bias, softmax
+
+    weights = softmax(np.where(causal_mask(16), alibi_bias(16, 8), -np.inf))[:, 15, ::-1]
+    assert set(np.argmax(weights, axis=1).tolist()) == {0}
+    return "at distance 0, for every head"
+
+
 @evidence("flat_line")
 def _():
     records = load_study()[0]

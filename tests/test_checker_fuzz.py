@@ -481,6 +481,53 @@ def to_half_layout(w, n_heads):
             {"w": RNG.normal(size=(3, 12)), "n_heads": 2},
         ),
     ],
+    "ch04.decay_bound": [
+        (
+            "hard-coded: width 128, the chapter's head",
+            """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(64) / 128)
+    return np.abs(np.cumsum(np.exp(1j * r * theta))).mean()
+""",
+            {"r": 7, "d": 32},
+        ),
+        (
+            "the median of the |S_j| instead of their mean",
+            """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    return np.median(np.abs(np.cumsum(np.exp(1j * r * theta))))
+""",
+            {"r": 7, "d": 32},
+        ),
+        (
+            "the last partial sum only, the full sum of the terms",
+            """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    return np.abs(np.sum(np.exp(1j * r * theta)))
+""",
+            {"r": 7, "d": 32},
+        ),
+        (
+            "base 100",
+            """
+def decay_bound(r, d):
+    theta = 100.0 ** (-2 * np.arange(d // 2) / d)
+    return np.abs(np.cumsum(np.exp(1j * r * theta))).mean()
+""",
+            {"r": 7, "d": 32},
+        ),
+        (
+            "the real part of each partial sum instead of its length",
+            """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    return np.real(np.cumsum(np.exp(-1j * r * theta))).mean()
+""",
+            {"r": 7, "d": 32},
+        ),
+    ],
     "ch04.llama3_speeds": [
         (
             "s from wavelength / L, the ratio upside down",

@@ -310,6 +310,54 @@ def rope_score(q, k, m, n):
 
     return float(rotate(q, m) @ rotate(k, n))
 """,
+    "ch04.rope_score.6": """
+def rope_score(q, k, m, n):
+    def rotate_pair(x, angle):
+        c, s = np.cos(angle), np.sin(angle)
+        return np.array([[c, -s], [s, c]]) @ x
+
+    def rotate(x, position):
+        return np.concatenate([rotate_pair(x[i : i + 2], position) for i in range(0, len(x), 2)])
+
+    return float(rotate(q, m) @ rotate(k, n))
+""",
+    "ch04.decay_bound.0": """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    return np.mean(np.abs(np.exp(1j * r * theta)))
+""",
+    "ch04.decay_bound.1": """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    return np.mean(np.cumsum(np.abs(np.exp(1j * r * theta))))
+""",
+    "ch04.decay_bound.2": """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    return abs(np.mean(np.cumsum(np.exp(1j * r * theta))))
+""",
+    "ch04.decay_bound.3": """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    return np.sum(np.abs(np.cumsum(np.exp(1j * r * theta))))
+""",
+    "ch04.decay_bound.4": """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    terms = np.exp(1j * r * theta)
+    sums = [sum(terms[:j]) for j in range(d // 2)]  # S_j = sum over k < j
+    return np.mean(np.abs(sums))
+""",
+    "ch04.decay_bound.5": """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    return np.mean(np.abs(np.cumsum(np.cos(r * theta))))
+""",
+    "ch04.decay_bound.6": """
+def decay_bound(r, d):
+    theta = 10000.0 ** (-np.arange(d // 2) / d)
+    return np.mean(np.abs(np.cumsum(np.exp(1j * r * theta))))
+""",
     "ch04.to_half_layout.0": """
 def to_half_layout(w, n_heads):
     d = w.shape[-1]

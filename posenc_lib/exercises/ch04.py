@@ -5,8 +5,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..rope import apply_rope, convention_permutation, dynamic_ntk_lengths
-from ._core import Feedback, FunctionExercise, Mistake, _call, compare_arrays
+from ..rope import (
+    apply_rope,
+    convention_permutation,
+    dynamic_ntk_lengths,
+    rope_decay_bound,
+)
+from ._core import ChoiceExercise, Feedback, FunctionExercise, Mistake, compare_arrays
 
 
 @dataclass(repr=False)
@@ -44,12 +49,12 @@ class _TwoArgumentExercise(FunctionExercise):
     def _right_when_swapped(self, answer):
         for case in self.cases:
             first, second = (copy.deepcopy(v) for v in case.values())
-            result, error, _ = _call(answer, (second, first), {}, self.signature)
+            try:  # the learner's function, swapped: any failure (even sys.exit) means "no"
+                result = answer(second, first)
+            except (Exception, SystemExit):
+                return False
             expected = self.reference(**case)
-            if (
-                error is not None
-                or compare_arrays(result, expected, rtol=self.rtol, atol=self.atol) is not None
-            ):
+            if compare_arrays(result, expected, rtol=self.rtol, atol=self.atol) is not None:
                 return False
         return True
 
@@ -114,10 +119,19 @@ def half_layout_columns(w, n_heads):
 q1 = _TwoArgumentExercise(
     name="rotate_pair",
     prompt=(
-        "Write rotate_pair(x, angle): rotate the 2-vector x = (a, b) counter-clockwise by angle "
-        "radians, as RoPE does to each pair: (a cos - b sin, a sin + b cos)."
+        "Chapter 2's M_k moved the pair (sin p w, cos p w) k positions on with the block "
+        "[[cos kw, sin kw], [-sin kw, cos kw]]. RoPE turns a pair (a, b) = (x_2i, x_2i+1) "
+        "counter-clockwise in the (a, b) plane, the way mathematics measures angles (the figure "
+        "above). Write rotate_pair(x, angle): the 2-vector x = (a, b) turned counter-clockwise by "
+        "angle radians."
     ),
-    hint_text="Build the 2x2 matrix [[cos, -sin], [sin, cos]] and multiply it with x.",
+    hint_text=(
+        "Chapter 2's block, read in the (a, b) plane (a across, b up), turns clockwise. A "
+        "counter-clockwise turn by the same angle undoes it: for a rotation, undoing is "
+        "transposing. Check your matrix on (1, 0) and a quarter turn: it must give (0, 1).",
+        "c, s = np.cos(angle), np.sin(angle); the counter-clockwise matrix is [[c, -s], [s, c]], "
+        "so the result is (a c - b s, a s + b c).",
+    ),
     starter="""def rotate_pair(x, angle):
     # YOUR CODE HERE
     return x""",
@@ -133,9 +147,11 @@ q1 = _TwoArgumentExercise(
     ),
     mistakes=(
         Mistake(
-            "your vector turns clockwise, by -angle: the matrix is [[cos, sin], [-sin, cos]]. "
-            "RoPE turns counter-clockwise: (a cos - b sin, a sin + b cos), so (1, 0) turned a "
-            "quarter turn becomes (0, 1).",
+            "your vector turns clockwise, by -angle: the matrix [[cos, sin], [-sin, cos]] is "
+            "chapter 2's block as it stands. It moves chapter 2's (sin, cos) clock hand forward, "
+            "but in the (a, b) plane it turns clockwise. RoPE turns counter-clockwise, with its "
+            "transpose: (a cos - b sin, a sin + b cos), so (1, 0) turned a quarter turn becomes "
+            "(0, 1).",
             lambda x, angle: _rotated(x, -angle),
         ),
         Mistake(
@@ -143,17 +159,28 @@ q1 = _TwoArgumentExercise(
             lambda x, angle: _rotated(x, np.deg2rad(angle)),
         ),
     ),
-    success="With base 10000 and d = 2 the single pair turns 1 radian per position: this is RoPE.",
+    success="With base 10000 and d = 2 the single pair turns 1 radian per position: this is RoPE. "
+    "Its matrix is the transpose of chapter 2's block: the same turn, measured the other way.",
+    goal=1,
+    reuses=("02",),
 )
 
 q2 = FunctionExercise(
     name="rope_score",
     prompt=(
         "Write rope_score(q, k, m, n): the dot product of q rotated to position m and k rotated "
-        "to position n, using posenc_lib.apply_rope (q and k are 1-D vectors of even length). "
-        "Then check that rope_score(q, k, 3, 7) equals rope_score(q, k, 103, 107)."
+        "to position n. q and k are 1-D vectors of the same even length d; pair i (dimensions "
+        "2i, 2i + 1) turns at theta_i = 10000^(-2i/d) radians per position. Use "
+        "posenc_lib.apply_rope, or your rotate_pair on every pair. Then check that "
+        "rope_score(q, k, 3, 7) equals rope_score(q, k, 103, 107)."
     ),
-    hint_text="apply_rope wants shape (T, d): pass q[None] with positions=[m], take row 0.",
+    hint_text=(
+        "Rotate each vector to its own position first, then take the dot product. apply_rope "
+        "works on a 2-D array, positions down and dimensions across, so a single vector is one "
+        "row of it.",
+        "apply_rope(q[None], positions=[m])[0] is q rotated to position m (q[None] has shape "
+        "(1, d)); rotate k to n the same way and return the dot product of the two.",
+    ),
     starter="""def rope_score(q, k, m, n):
     # YOUR CODE HERE
     return float(q @ k)""",
@@ -211,10 +238,106 @@ def rope_score(q, k, m, n):
             "fast. apply_rope has the speeds built in.",
             lambda q, k, m, n: _score_with_speeds(q, k, m, n, lambda i, d: i / d),
         ),
+        Mistake(
+            "every pair of your vectors turns at the same speed, 1 radian per position (each pair "
+            "rotated by m, or n, itself). RoPE gives each pair its own speed: pair i turns by "
+            "m * theta_i with theta_i = 10000^(-2i/d), fast for pair 0 and ever slower after. "
+            "apply_rope has the speeds built in; with rotate_pair, pass m * theta_i as the angle.",
+            lambda q, k, m, n: _score_with_speeds(q, k, m, n, lambda i, d: 0 * i),
+        ),
     ),
+    goal=2,
 )
 
+
+def _bound_with(r, d, *, exponent=2, inclusive=True, part=None, reduce="mean"):
+    """RoFormer's relative bound computed with one change: the named mistakes of q3."""
+    theta = 10000.0 ** (-exponent * np.arange(d // 2) / d)
+    terms = np.exp(1j * r * theta)
+    if part == "real":
+        terms = terms.real
+    sums = np.cumsum(terms)
+    if not inclusive:
+        sums = sums - terms
+    if part == "abs_first":
+        sums = np.cumsum(np.abs(terms))
+    if reduce == "abs_of_mean":
+        return np.abs(sums.mean())
+    values = np.abs(sums)
+    return values.sum() if reduce == "sum" else values.mean()
+
+
 q3 = FunctionExercise(
+    name="decay_bound",
+    prompt=(
+        "Write decay_bound(r, d): RoFormer's relative upper bound at distance r for a head of "
+        "even width d. With theta_k = 10000^(-2k/d) for the pairs k = 0 .. d/2 - 1, the partial "
+        "sums are S_j = e^(i r theta_0) + ... + e^(i r theta_j) (the first j + 1 terms, complex "
+        "numbers), and the bound is the mean of |S_j| over j = 0 .. d/2 - 1. r is a number; "
+        "return a number."
+    ),
+    hint_text=(
+        "Build the d/2 complex terms as one array (1j is the imaginary unit in Python); the "
+        "running sums of an array are one numpy call, and np.abs gives a complex number's length.",
+        "theta = 10000.0 ** (-2 * np.arange(d // 2) / d); the terms are np.exp(1j * r * theta); "
+        "np.cumsum of the terms gives every S_j; the bound is the mean of their np.abs.",
+    ),
+    starter="""def decay_bound(r, d):
+    # YOUR CODE HERE
+    return 0.0""",
+    solution_code="""def decay_bound(r, d):
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    partial_sums = np.cumsum(np.exp(1j * r * theta))
+    return np.abs(partial_sums).mean()""",
+    answer_name="decay_bound",
+    reference=lambda r, d: rope_decay_bound(r, d),
+    cases=({"r": 5, "d": 128}, {"r": 50, "d": 16}, {"r": 250, "d": 64}),
+    mistakes=(
+        Mistake(
+            "your bound is 1 at every distance: you took the length of each term before adding "
+            "(each e^(i r theta_k) has length 1). Add the complex terms first, S_j, then take "
+            "the length of each partial sum.",
+            lambda r, d: 1.0,
+        ),
+        Mistake(
+            "your partial sums are running sums of lengths, 1, 2, 3, ...: that is the bound at "
+            "distance 0, whatever r. Add the complex terms, then take lengths: np.abs(np.cumsum("
+            "terms)).",
+            lambda r, d: _bound_with(r, d, part="abs_first"),
+        ),
+        Mistake(
+            "your bound is the length of the mean of the partial sums; it is the mean of their "
+            "lengths, np.abs(partial_sums).mean().",
+            lambda r, d: _bound_with(r, d, reduce="abs_of_mean"),
+        ),
+        Mistake(
+            "your bound is the sum of the |S_j|; the relative bound is their mean, the sum "
+            "divided by d/2.",
+            lambda r, d: _bound_with(r, d, reduce="sum"),
+        ),
+        Mistake(
+            "your partial sums stop one term short (S_j with k < j, starting from S_0 = 0). Here "
+            "S_j holds the first j + 1 terms: S_0 is e^(i r theta_0) and the last S_j sums all "
+            "d/2 terms, as np.cumsum gives them.",
+            lambda r, d: _bound_with(r, d, inclusive=False),
+        ),
+        Mistake(
+            "your terms are real: you kept only the cosine. Each term is the complex number "
+            "e^(i r theta_k) = cos(r theta_k) + i sin(r theta_k); write np.exp(1j * r * theta).",
+            lambda r, d: _bound_with(r, d, part="real"),
+        ),
+        Mistake(
+            "your speeds are 10000^(-k/d): the exponent lacks its factor 2. Pair k turns at "
+            "theta_k = 10000^(-2k/d).",
+            lambda r, d: _bound_with(r, d, exponent=1),
+        ),
+    ),
+    success="This is posenc_lib.rope.rope_decay_bound: 32.5 at distance 0 for d = 128 (the mean "
+    "of 1, 2, ..., 64), falling overall with distance, but not at every step.",
+    goal=3,
+)
+
+q4 = FunctionExercise(
     name="to_half_layout",
     prompt=(
         "Write to_half_layout(w, n_heads): w is a query or key projection of shape "
@@ -224,9 +347,12 @@ q3 = FunctionExercise(
         "ones. Heads keep their places. This is the permutation a checkpoint conversion applies."
     ),
     hint_text=(
-        "Reshape w to (d_model, n_heads, d_head), so that the last axis is one head; "
+        "Work head by head: give each head its own axis with a reshape, so that reordering the "
+        "last axis cannot move a column into another head. Then list the new order of one "
+        "head's columns: its even columns, then its odd ones.",
+        "Reshape w to (d_model, n_heads, d_head); "
         "np.concatenate([np.arange(0, d_head, 2), np.arange(1, d_head, 2)]) lists the new "
-        "order of a head's columns. Index the last axis with it and reshape back."
+        "order of a head's columns. Index the last axis with it and reshape back.",
     ),
     starter="""def to_half_layout(w, n_heads):
     # YOUR CODE HERE
@@ -270,6 +396,67 @@ q3 = FunctionExercise(
     ),
     success="Queries projected with the reordered weights and rotated the 'half' way, head by "
     "head, give the same scores as the original weights rotated the interleaved way.",
+    goal=4,
+)
+
+q5 = ChoiceExercise(
+    name="pair_slider",
+    prompt=(
+        "Predict, then move the sliders: set (m, n) = (3, 7), then slide pair i from 0 up to 7, "
+        "the slowest pair of this width-16 head. What happens? (a) the arrows turn less and less "
+        "away from their faint start, and the black marker stays where it is; (b) the arrows "
+        "turn less and less, and the marker moves along the curve; (c) the arrows turn more and "
+        "more, and the marker stays where it is; (d) nothing changes in either panel."
+    ),
+    hint_text=(
+        "Pair i turns by m * theta_i, and theta_i falls with i. Which pairs does the score add "
+        "up: the pair drawn, or all of them?"
+    ),
+    starter='answer_pair = "?"  # "a", "b", "c" or "d"',
+    solution_code='answer_pair = "a"',
+    answer_name="answer_pair",
+    options={
+        "a": "Right: the higher the pair, the slower it turns (pair 7 barely moves at all), but "
+        "the score sums all 8 pairs whichever one is drawn, so the marker stays at offset 4.",
+        "b": "No: the arrows do turn less for higher pairs, but the score (right panel) sums "
+        "all 8 pairs; the pair slider only chooses which pair is drawn, so the marker stays.",
+        "c": "No: theta_i = 10000^(-2i/16) falls with i, so higher pairs turn less: pair 0 by "
+        "3 and 7 radians, pair 7 by less than a hundredth of that.",
+        "d": "No: the left panel changes, since each pair has its own vectors and its own "
+        "speed; only the right panel's marker stays.",
+    },
+    correct="a",
+    goal=1,
+)
+
+q6 = ChoiceExercise(
+    name="unseen_angles",
+    prompt=(
+        "Predict, before the figure: a RoPE head of width 128 trained on 2,048 positions is run "
+        "on 8,192. Which of its pairs meet angles they never met in training? (a) the fast "
+        "pairs, which turn fastest; (b) the slow pairs, which never completed a turn in "
+        "training; (c) every pair alike, since every angle is 4 times larger; (d) none, since "
+        "RoPE gives an angle for every position."
+    ),
+    hint_text=(
+        "An angle is a direction: a pair that has turned through full circles in training has "
+        "already seen every direction. Which pairs have not?"
+    ),
+    starter='answer_unseen = "?"  # "a", "b", "c" or "d"',
+    solution_code='answer_unseen = "b"',
+    answer_name="answer_unseen",
+    options={
+        "a": "No: a fast pair has turned through many full circles in training, so every "
+        "direction it meets later is one it has seen.",
+        "b": "Right: a slow pair never completed a turn in 2,048 positions, so its angles at "
+        "8,192 point in directions it never saw; the fixes below slow those pairs down.",
+        "c": "No: every angle is 4 times larger, but a fast pair's directions repeat every "
+        "turn, so only the slow pairs, which never completed one, meet new directions.",
+        "d": "No: RoPE gives an angle everywhere, but a trained model has only met the "
+        "angles of its training length; being defined is not being trained.",
+    },
+    correct="b",
+    goal=5,
 )
 
 
@@ -326,7 +513,7 @@ _RIGHT = {
     "mix": lambda s, f: s + (1 - s) / f,
 }
 
-q4 = FunctionExercise(
+q7 = FunctionExercise(
     name="llama3_speeds",
     prompt=(
         "Write llama3_speeds(wavelengths, factor, original_len, low_freq_factor, "
@@ -338,8 +525,11 @@ q4 = FunctionExercise(
         "low_freq_factor), it keeps s + (1 - s) / factor. Return an array like wavelengths."
     ),
     hint_text=(
-        "Compute the two thresholds from original_len first, then choose per pair with "
-        "np.where: which pairs turn often during training, which turn less than once?"
+        "Sort the pairs into three groups by their wavelength first: which pairs turn often "
+        "during training, which turn less than once, and which lie between?",
+        "Compute the two thresholds, original_len / high_freq_factor and original_len / "
+        "low_freq_factor, and s for every pair; then choose per pair with np.where: 1 below the "
+        "first threshold, 1 / factor above the second, s + (1 - s) / factor between.",
     ),
     starter="""def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
     # YOUR CODE HERE
@@ -419,6 +609,7 @@ q4 = FunctionExercise(
     "Hugging Face's _compute_llama3_parameters. A pair that turns exactly once (wavelength = "
     "original_len) has s = 0: it is slowed by the whole factor; the blend meets both thresholds "
     "without a jump.",
+    goal=5,
 )
 
 
@@ -436,7 +627,7 @@ def _lengths(seq_lens, original_len, *, grow=True, reset=lambda n, L: n < L):
     return used
 
 
-q5 = FunctionExercise(
+q8 = FunctionExercise(
     name="dynamic_lengths",
     prompt=(
         "Hugging Face's dynamic-NTK layer starts at the trained length original_len and caches "
@@ -447,8 +638,11 @@ q5 = FunctionExercise(
         "length each call in seq_lens (a list of ints, in order) runs with, as a list."
     ),
     hint_text=(
-        "Keep one variable for the cached length, starting at original_len, and walk the "
-        "calls in order: the answer for a call depends on the calls before it."
+        "The answer for a call depends on the calls before it: keep one variable for the "
+        "cached length, starting at original_len, and walk the calls in order.",
+        "For each n in seq_lens: if n is longer than the cached length, cache n; then, if n is "
+        "shorter than original_len and the cached length is longer than original_len, cache "
+        "original_len; append the cached length to the list you return.",
     ),
     starter="""def dynamic_lengths(seq_lens, original_len):
     # YOUR CODE HERE
@@ -494,7 +688,8 @@ q5 = FunctionExercise(
     ),
     success="This is posenc_lib.rope.dynamic_ntk_lengths and Hugging Face's growth-and-reset rule: "
     "the same prompt can run with another base depending on the calls before it.",
+    goal=5,
 )
 
 
-EXERCISES = [q1, q2, q3, q4, q5]
+EXERCISES = [q1, q2, q3, q4, q5, q6, q7, q8]
