@@ -165,8 +165,12 @@ def further_reading(text):
     """The spans of ``text`` that are a further-reading paragraph or section."""
     spans = []
     for match in re.finditer(r"\*\*Further reading\.\*\*|## Further reading", text):
-        end = text.find("**Previous:**", match.end())
-        spans.append((match.start(), end if end > 0 else len(text)))
+        ends = [
+            e
+            for e in (text.find("**Previous:**", match.end()), text.find("\n## ", match.end()))
+            if e > 0
+        ]
+        spans.append((match.start(), min(ends) if ends else len(text)))
     return spans
 
 
