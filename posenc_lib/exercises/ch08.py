@@ -203,14 +203,14 @@ QUESTIONS = [
                 "It almost doubles, from about 54,000 to about 108,000 positions: it is 2 pi "
                 "times base^(126/128)",
                 "Right: doubling the base multiplies the slowest wavelength by 2^(126/128), "
-                "about 1.98. Pair 0 keeps its 2 pi.",
+                "just under 2. Pair 0 keeps its 2 pi.",
             ),
             "d": (
                 "It doubles exactly, to about 109,000 positions: every wavelength is "
                 "proportional to the base",
                 "No: pair i's wavelength is 2 pi * base^(2i/d), proportional to a power of the "
                 "base; for the slowest pair the power is 126/128, so the factor is "
-                "2^(126/128), about 1.98, and pair 0 does not change at all.",
+                "2^(126/128), just under 2, and pair 0 does not change at all.",
             ),
         },
         "c",
@@ -432,9 +432,9 @@ QUESTIONS = [
                 "heads keep the 8-head slopes 2^-1 ... 2^-8.",
             ),
             "c": (
-                "2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5: every other slope of the 16-head sequence",
+                "2^(-1/2), 2^(-3/2), 2^(-5/2), 2^(-7/2): every other slope of the 16-head sequence",
                 "Right: the first 8 heads keep 2^-1 ... 2^-8, and the extra 4 take slopes "
-                "between them, the first four of 2^-0.5, 2^-1.5, ...",
+                "between them, the first four of 2^(-1/2), 2^(-3/2), ...",
             ),
         },
         "c",
@@ -600,15 +600,15 @@ QUESTIONS = [
                 "The word-level model, 4 times more: 0.20 bits against 0.05 bits",
                 "No: a bit per word and a bit per character are not the same amount of text. A "
                 "text holds a fixed number of bits whatever the unit: per word is per character "
-                "times the characters in a word, 0.05 x 5 = 0.25.",
+                "times the characters in a word, 5 x 0.05: a quarter of a bit.",
             ),
             "b": (
                 "The word-level model: 0.05 bits per character is 0.01 bits per word",
                 "No: that divides by the characters per word where it should multiply. A word "
-                "is 5 characters, so it carries 5 times the bits of one character: 0.25.",
+                "is 5 characters, so it carries 5 times the bits of one character: a quarter of a bit.",
             ),
             "c": (
-                "The character-level model: 0.05 bits per character is 0.25 bits per word",
+                "The character-level model: 0.05 bits per character is a quarter of a bit per word",
                 "Right: the whole text costs the same number of bits counted either way, so "
                 "bits per word = bits per character x characters per word (chapter 7, "
                 "section 6).",
