@@ -97,6 +97,34 @@ def _():
     return _keeps((self_attention(x, *sharp)[0], self_attention(x[ORDER], *sharp)[0]))
 
 
+@evidence("hand")
+def _():
+    from posenc_lib.widgets import HelloSlider
+
+    hello = HelloSlider()
+    hello.position.value = 6
+    degrees = int(hello.label.value.split(" = ")[1].split()[0])  # "... = 344 degrees = ..."
+    assert 270 < degrees < 360 and "0 full turns" in hello.label.value
+    return "a little before 12 o'clock"
+
+
+@evidence("prediction")
+def _():
+    x, w = _sentence()
+    gap = np.max(np.abs(self_attention(x[ORDER], *w)[0] - self_attention(x, *w)[0][ORDER]))
+    assert 0 <= gap < 1e-12
+    return "below 1e-12, rounding only"
+
+
+@evidence("slider")
+def _():
+    from posenc_lib import frequencies
+
+    degrees = np.degrees(30 * frequencies(16)[5])  # pair 5's turn from position 0 to 30
+    assert 1 < degrees < 10
+    return "a few degrees"
+
+
 @evidence("rows_with_gradient")
 def _():
     config = ModelConfig(vocab_size=16, scheme="learned", d_model=8, max_len=64)

@@ -921,6 +921,12 @@ WRONG_VALUES = {
         ("positions counted down", "positions = np.arange(10, dtype=float)[::-1]"),
         ("tenths of positions", "positions = np.arange(10, dtype=float) / 10"),
     ],
+    "ch02.pe_length": [
+        ("the length the chapter prints for d_model = 512", "length = 16.0"),
+        ("sqrt(d_model) rounded to two decimals", "length = 2.83"),
+        ("half of sqrt(d_model)", "length = np.sqrt(8) / 2"),
+        ("one pair left out of the squared length", "length = np.sqrt(3)"),
+    ],
 }
 
 FUNCTION_CASES = [

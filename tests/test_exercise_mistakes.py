@@ -73,6 +73,31 @@ def attention(x, w_q, w_k, w_v):
     e = np.exp(scores - scores.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
 """,
+    "ch01.attention.8": """
+def attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T / np.sqrt(k.shape[1])
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores) / np.exp(scores).sum(axis=-1)
+    return weights @ v
+""",
+    "ch01.attention.9": """
+def attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    s = q @ k.T / np.sqrt(w_k.shape[1])
+    e = np.exp(s - s.max(axis=1))
+    return e / e.sum(axis=1, keepdims=True) @ v
+""",
+    "ch01.attention.10": """
+def attention(x, w_q, w_k, w_v):
+    q = x @ w_q
+    k = x @ w_k
+    v = x @ w_v
+    scores = q @ k.T / np.sqrt(k.shape[-1])
+    exps = np.exp(scores - np.max(scores, axis=-1))
+    weights = exps / np.sum(exps, axis=-1)
+    return weights @ v
+""",
     # -- chapter 1: the permutation matrix ----------------------------------------------------
     "ch01.perm_matrix.0": """
 def perm_matrix(order):
@@ -222,6 +247,9 @@ def pair_shift(k, omega):
 def pair_shift(k, omega):
     return np.array([[np.cos(k), np.sin(k)], [-np.sin(k), np.cos(k)]])
 """,
+    "ch02.pe_length.0": "length = np.sqrt(8)",
+    "ch02.pe_length.1": "length = 8 / 2",
+    "ch02.pe_length.2": "length = np.sqrt(np.sin(0.3) ** 2 + np.cos(0.3) ** 2)",
     # -- chapter 3 ----------------------------------------------------------------------------
     "ch03.cosine_matrix.0": """
 def cosine_matrix(table):

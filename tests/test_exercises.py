@@ -557,6 +557,21 @@ def test_chapter_01_takes_a_boolean_permutation_matrix():
     assert not transposed.passed and ch01.q2.mistakes[0].message in transposed.message
 
 
+def test_chapter_02_names_the_textbook_rotation_without_handing_over_the_shift_matrix():
+    """02 q3: the textbook rotation [[c, -s], [s, c]] is M_k's transpose under the (sin, cos) order;
+    the feedback says so and leaves the derivation to the learner (no rows of the answer)."""
+    from posenc_lib.exercises import ch02
+
+    def pair_shift(k, omega):
+        c, s = np.cos(k * omega), np.sin(k * omega)
+        return np.array([[c, -s], [s, c]])
+
+    message = ch02.q3.evaluate(pair_shift).message
+    assert "textbook rotation" in message and "(sin, cos)" in message
+    assert "[cos kw, sin kw]" not in message and "[-sin kw, cos kw]" not in message
+    assert all(line not in ch02.q3.hints[0] for line in ("[c, s]", "[-s, c]"))
+
+
 def test_a_float32_answer_is_told_its_precision_is_the_problem():
     """A table computed in float32 agrees only to float32's digits: the feedback names the dtype
     and the fix, not "differs in N entries"; a wrong float32 answer gets a note beside the usual."""

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._core import Feedback, Mistake, ValueExercise
+from ._core import ChoiceExercise, Feedback, Mistake, ValueExercise
 
 
 @dataclass(repr=False)
@@ -32,7 +32,11 @@ class _FloatValueExercise(ValueExercise):
 q1 = _FloatValueExercise(
     name="positions",
     prompt="Make a float array of the positions 0, 1, ..., 9 of a 10-token sentence.",
-    hint_text="numpy's `np.arange(n)` counts from 0 up to n - 1; `dtype=float` makes floats.",
+    hint_text=(
+        "numpy has a function that counts from 0 for you; the prompt asks for floats, not "
+        "integers.",
+        "`np.arange(n)` counts from 0 up to n - 1; `dtype=float` makes floats.",
+    ),
     solution_code="positions = np.arange(10, dtype=float)",
     starter="positions = None  # replace None with your array",
     answer_name="positions",
@@ -47,4 +51,26 @@ q1 = _FloatValueExercise(
     success="You have seen the whole cycle: check, read the feedback, fix, check again.",
 )
 
-EXERCISES = [q1]
+q2 = ChoiceExercise(
+    name="hand",
+    prompt=(
+        "The hand turns by one radian, about 57.3 degrees, per position. Predict where it points "
+        "at position 6: (a) a little before 12 o'clock; (b) at 6 o'clock, half way round; (c) at "
+        "12 o'clock, after six full turns. Answer 'a', 'b' or 'c'."
+    ),
+    hint_text="Multiply: 6 positions times 57.3 degrees; a full turn is 360 degrees.",
+    starter='prediction = "?"  # "a", "b" or "c"',
+    solution_code='prediction = "a"',
+    answer_name="prediction",
+    options={
+        "a": "Right: 6 rad is 6 x 57.3 = 344 degrees, 16 degrees short of a full turn. Drag the "
+        "slider to 6 and read the label.",
+        "b": "Six positions are not half a turn: each turns the hand by one radian, 57.3 degrees, "
+        "so position 6 is 344 degrees. Drag the slider to 6 and read the label.",
+        "c": "A full turn is 2 pi = 6.28 radians, not 1: six positions turn the hand by 6 "
+        "radians, 344 degrees, a little less than one turn. Drag the slider to 6.",
+    },
+    correct="a",
+)
+
+EXERCISES = [q1, q2]

@@ -31,6 +31,19 @@ def _attention(x, w_q, w_k, w_v, *, scale=None, axis=-1, scores_kq=False, softma
     return weights @ v
 
 
+def _flat_softmax(x, w_q, w_k, w_v, *, flat_max, flat_sum):
+    """One head whose hand-written softmax drops keepdims=True from its row maximum or row sum.
+
+    Without keepdims a row statistic has shape (T,), which numpy lines up with the columns: entry
+    (i, j) gets row j's maximum or sum instead of row i's.
+    """
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T / np.sqrt(w_k.shape[1])
+    scores = scores - (scores.max(axis=-1) if flat_max else scores.max(axis=-1, keepdims=True))
+    e = np.exp(scores)
+    return (e / (e.sum(axis=-1) if flat_sum else e.sum(axis=-1, keepdims=True))) @ v
+
+
 q1 = FunctionExercise(
     name="attention",
     prompt=(
@@ -39,8 +52,13 @@ q1 = FunctionExercise(
         "weights @ v, shape (T, d_v)."
     ),
     hint_text=(
-        "d_k is w_k.shape[1]. For a stable softmax subtract each row's maximum before np.exp, "
-        "then divide by the row sums (axis=-1, keepdims=True)."
+        "Work with whole matrices, as in the worked example but for every query at once: one "
+        "matrix product gives every query against every key, one row per query. Each row then "
+        "becomes a row of weights, and the weights mix the rows of v.",
+        "q = x @ w_q (likewise k and v); d_k is w_k.shape[1]; the scores are q @ k.T divided by "
+        "np.sqrt(d_k). For the softmax of each row: subtract the row's maximum (axis=-1, "
+        "keepdims=True), take np.exp, divide by the row sums (axis=-1, keepdims=True). Return "
+        "the weights times v.",
     ),
     starter="""def attention(x, w_q, w_k, w_v):
     # YOUR CODE HERE: q, k, v; scores; a softmax over each row; the weighted sum of values
@@ -96,8 +114,30 @@ q1 = FunctionExercise(
             "values, weights @ v.",
             lambda x, w_q, w_k, w_v: self_attention(x, w_q, w_k, w_v)[1],
         ),
+        Mistake(
+            "your softmax divides by the row sums without keepdims=True. e.sum(axis=-1) has "
+            "shape (T,), and numpy lines it up with the columns, so entry (i, j) is divided by "
+            "row j's sum instead of row i's. Keep the axis, e.sum(axis=-1, keepdims=True) (shape "
+            "(T, 1)), and each row is divided by its own sum.",
+            lambda x, w_q, w_k, w_v: _flat_softmax(x, w_q, w_k, w_v, flat_max=False, flat_sum=True),
+        ),
+        Mistake(
+            "your softmax subtracts the row maxima without keepdims=True. s.max(axis=-1) has "
+            "shape (T,), and numpy lines it up with the columns, so entry (i, j) loses row j's "
+            "maximum: the entries of one row are shifted by different amounts, which changes "
+            "the weights (a softmax only ignores one constant per row). Use "
+            "s.max(axis=-1, keepdims=True).",
+            lambda x, w_q, w_k, w_v: _flat_softmax(x, w_q, w_k, w_v, flat_max=True, flat_sum=False),
+        ),
+        Mistake(
+            "your softmax leaves out keepdims=True twice, in the row maxima and in the row sums. "
+            "A row statistic of shape (T,) lines up with the columns, so entry (i, j) gets row "
+            "j's maximum and sum instead of row i's. Write axis=-1, keepdims=True in both.",
+            lambda x, w_q, w_k, w_v: _flat_softmax(x, w_q, w_k, w_v, flat_max=True, flat_sum=True),
+        ),
     ),
     success="This is exactly what posenc_lib.self_attention computes (plus masks and biases).",
+    goal=1,
 )
 
 
@@ -127,8 +167,10 @@ q2 = _PermutationExercise(
         "so that P @ x is the shuffled sentence."
     ),
     hint_text=(
-        "Row i of P picks row order[i] of x, so row i of P is the unit vector e_{order[i]}: "
-        "start from np.eye(T) and index its rows."
+        "(P @ x)[i] is row i of P times x: it picks out x[order[i]] when row i of P is all "
+        "zeros except for a single 1. In which column does that 1 go?",
+        "Row i of P is the unit vector e_{order[i]}, with its 1 in column order[i]: set "
+        "P[i, order[i]] = 1 for every i, or take the rows of np.eye(T) in the order given.",
     ),
     starter="""def perm_matrix(order):
     T = len(order)
@@ -160,12 +202,13 @@ q2 = _PermutationExercise(
     ),
     success="Now check attn(P x) == P attn(x) with it, as the next cell does. (A boolean P "
     "passes too: P @ x counts True as 1 and False as 0.)",
+    goal=3,
 )
 
 _KEEPS_BREAKS = "Answer 'keeps' or 'breaks'."
 
 
-def _symmetry(name, change, correct, why_keeps, why_breaks):
+def _symmetry(name, change, correct, why_keeps, why_breaks, goal):
     return ChoiceExercise(
         name=name,
         prompt=f"{change} Does the layer still treat a shuffled sentence as the same bag of words "
@@ -176,6 +219,7 @@ def _symmetry(name, change, correct, why_keeps, why_breaks):
         answer_name=f"answer_{name}",
         options={"keeps": why_keeps, "breaks": why_breaks},
         correct=correct,
+        goal=goal,
     )
 
 
@@ -187,6 +231,7 @@ q3a = _symmetry(
     "vector is identical: pooling turns equivariance into invariance.",
     "Look again: shuffling the input only shuffles the outputs, and the mean of a shuffled set "
     "of vectors is the same mean. The sentence vector is identical.",
+    goal=3,
 )
 q3b = _symmetry(
     "causal",
@@ -195,7 +240,8 @@ q3b = _symmetry(
     "Look again: the first token can now see only itself, the last token sees everything. Which "
     "token sits first changes what each output is built from.",
     "Right: a causal mask gives each position a different set of visible keys, so position leaks "
-    "in even without position vectors (the NoPE observation).",
+    "in even without position vectors.",
+    goal=4,
 )
 q3c = _symmetry(
     "positions",
@@ -204,6 +250,7 @@ q3c = _symmetry(
     "Look again: after the addition, 'dog' at position 1 and 'dog' at position 4 are different "
     "vectors, so shuffling changes the vectors themselves, not just their order.",
     "Right: a word's vector now depends on where it stands, so a shuffle changes the inputs.",
+    goal=4,
 )
 q3d = _symmetry(
     "temperature",
@@ -213,6 +260,38 @@ q3d = _symmetry(
     "are still merely shuffled.",
     "Look again: multiplying every score by the same number knows nothing about positions; "
     "the outputs are still merely shuffled.",
+    goal=4,
 )
 
-EXERCISES = [q1, q2, q3a, q3b, q3c, q3d]
+q4 = ChoiceExercise(
+    name="prediction",
+    prompt=(
+        "Both sentences go through the same layer, and B's outputs are put back into A's order "
+        "(out_B against out_A[order], token by token: 'dog' with 'dog'). Predict the largest "
+        "difference, max |out_B - out_A[order]|: (a) about the size of the outputs themselves, "
+        "since 'dog' as subject and 'dog' as object come out different; (b) below 1e-12, "
+        "rounding only: B's outputs are A's, the same vectors shuffled; (c) nothing can be "
+        "compared, since the sentences hold different words at each position. Answer 'a', 'b' "
+        "or 'c'."
+    ),
+    hint_text=(
+        "Nothing in the formula of section 1 depends on where a token sits: token j only ever "
+        "appears as 'some other token'. What does that leave to differ?"
+    ),
+    starter='prediction = "?"  # "a", "b" or "c"',
+    solution_code='prediction = "b"',
+    answer_name="prediction",
+    options={
+        "a": "Not so: the layer treats every token by the same formula, and each token sees the "
+        "same set of tokens in both sentences, only listed in another order. Run the next cell.",
+        "b": "Right: the next cell prints a difference below 1e-12. That is floating-point "
+        "rounding (the sums are added up in another order), so read it as zero: each token's "
+        "output is the same, merely shuffled.",
+        "c": "They can be compared token by token once B's outputs are put back into A's order "
+        "(out_A[order]): 'dog' in A with 'dog' in B. Run the next cell.",
+    },
+    correct="b",
+    goal=2,
+)
+
+EXERCISES = [q1, q4, q2, q3a, q3b, q3c, q3d]

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..sinusoidal import frequencies, shift_matrix, sinusoidal_positions, wavelengths
-from ._core import FunctionExercise, Mistake
+from ._core import ChoiceExercise, FunctionExercise, Mistake, ValueExercise
 
 
 def _angles(seq_len, d_model, *, base=10000.0, start=0):
@@ -89,9 +89,14 @@ q1 = FunctionExercise(
         "the pair index. For odd d_model the last column is a sin. Try it without Python loops."
     ),
     hint_text=(
-        "Make the angles as an outer product: np.arange(seq_len)[:, None] times the pair "
-        "frequencies 10000 ** (-np.arange(0, d_model, 2) / d_model). Fill pe[:, 0::2] with their "
-        "sines and pe[:, 1::2] with the cosines of the first d_model // 2 columns of angles."
+        "Compute every angle at once: a column of positions times a row of the pair speeds "
+        "broadcasts to one angle per (position, pair). Then the sines go to the even columns and "
+        "the cosines to the odd ones (a slice with step 2 picks every other column). For odd "
+        "d_model there is one more sine column than cosine columns.",
+        "The speeds are 10000 ** (-np.arange(0, d_model, 2) / d_model), one per pair, "
+        "ceil(d_model / 2) of them; the angles are np.arange(seq_len)[:, None] times the speeds "
+        "as a row. Fill pe[:, 0::2] with the sines of all the angles and pe[:, 1::2] with the "
+        "cosines of the first d_model // 2 columns of angles.",
     ),
     starter="""def positions(seq_len, d_model):
     pe = np.zeros((seq_len, d_model))
@@ -169,7 +174,8 @@ q1 = FunctionExercise(
             _copied_loop,
         ),
         Mistake(
-            "your table is tensor2tensor's recipe (section 1 of the chapter): all the sines, "
+            "your table is tensor2tensor's recipe (the going-deeper box of the chapter's section "
+            "1): all the sines, "
             "then all the cosines, with speeds 10000^(-i/(d_model/2 - 1)). This exercise asks for "
             "the paper's formula: speeds 10000^(-2i/d_model), interleaved, pair i's sine in "
             "column 2i and its cosine in column 2i + 1.",
@@ -177,6 +183,7 @@ q1 = FunctionExercise(
         ),
     ),
     success="Compare with posenc_lib.sinusoidal_positions: the same idea, plus argument checks.",
+    goal=2,
 )
 
 q2 = FunctionExercise(
@@ -186,8 +193,10 @@ q2 = FunctionExercise(
         "round its clock (base 10000)."
     ),
     hint_text=(
+        "Pair i turns by the same angle at every step, omega_i radians per position: how many "
+        "steps make one full turn?",
         "Pair i turns by omega_i = 10000 ** (-2i / d_model) radians per position; one turn is "
-        "2 pi radians."
+        "2 pi radians: divide.",
     ),
     starter="""def wavelength(i, d_model):
     # YOUR CODE HERE
@@ -227,6 +236,7 @@ q2 = FunctionExercise(
         ),
     ),
     success="From 2 pi positions for pair 0 to almost 10000 * 2 pi for the last pair.",
+    goal=1,
 )
 
 q3 = FunctionExercise(
@@ -236,8 +246,11 @@ q3 = FunctionExercise(
         "[sin((p+k) w), cos((p+k) w)] == M @ [sin(p w), cos(p w)] for every p (w = omega)."
     ),
     hint_text=(
-        "Expand sin(a + b) = sin a cos b + cos a sin b and cos(a + b) = cos a cos b - sin a sin b "
-        "with a = p w and b = k w; read off the coefficients of sin a and cos a."
+        "Call a = p w and b = k w. The shifted pair is (sin(a + b), cos(a + b)), sine first: "
+        "write each as a combination of sin a and cos a whose coefficients depend on b only.",
+        "Expand sin(a + b) = sin a cos b + cos a sin b and cos(a + b) = cos a cos b - sin a sin b. "
+        "Row 1 of M holds the coefficients of sin a and cos a, in that order, in sin(a + b); row "
+        "2 holds them in cos(a + b).",
     ),
     starter="""def pair_shift(k, omega):
     # YOUR CODE HERE
@@ -251,10 +264,11 @@ q3 = FunctionExercise(
     cases=({"k": 3, "omega": 0.1}, {"k": 1, "omega": 1.0}, {"k": -2, "omega": 0.5}),
     mistakes=(
         Mistake(
-            "your matrix shifts by -k: the signs of the sines are swapped. The pair is "
-            "(sin, cos), so row 1 reads sin(a + b) = sin a cos b + cos a sin b, giving "
-            "[cos kw, sin kw], and row 2 cos(a + b) = cos a cos b - sin a sin b, giving "
-            "[-sin kw, cos kw].",
+            "your matrix shifts by -k: it is the textbook rotation [[c, -s], [s, c]], which turns "
+            "a pair written (cos, sin) counter-clockwise. This pair is written (sin, cos), sine "
+            "first, and its hand turns clockwise, so the two signs of s sit the other way round. "
+            "Expand sin(a + b) and cos(a + b) and read off the coefficients of sin a and cos a, "
+            "in that order.",
             lambda k, omega: shift_matrix(-k * omega, 2),
         ),
         Mistake(
@@ -264,6 +278,74 @@ q3 = FunctionExercise(
         ),
     ),
     success="It doesn't involve p: one matrix shifts every position by k.",
+    goal=3,
 )
 
-EXERCISES = [q1, q2, q3]
+q4 = ChoiceExercise(
+    name="slider",
+    prompt=(
+        "In the explorer below (d_model = 16), pick pair i = 5 and move the position p from 0 to "
+        "30. Predict how far pair 5's clock hand turns on the way: (a) several full turns, as "
+        "pair 0's hand does; (b) a few degrees, so that it barely leaves 12 o'clock; (c) about "
+        "half a turn. Answer 'a', 'b' or 'c'."
+    ),
+    hint_text=(
+        "Pair 0 turns one radian (57.3 degrees) per position; in a 16-dimensional encoding each "
+        "later pair turns 10000^(2/16), about 3.2 times, slower than the one before."
+    ),
+    starter='prediction = "?"  # "a", "b" or "c"',
+    solution_code='prediction = "b"',
+    answer_name="prediction",
+    options={
+        "a": "Not pair 5: each pair turns slower than the one before by a constant factor, and "
+        "pair 5 of 8 is one of the slow ones. Move the slider with pair 0, then with pair 5.",
+        "b": "Right: pair 5 turns by 10000^(-10/16), about 0.0032 rad per position, so 30 "
+        "positions turn it by about 0.095 rad, 5.4 degrees (one whole turn takes it 1,987 "
+        "positions). Move the slider and see.",
+        "c": "Half a turn would take pair 5 about 1,000 positions: it turns by 10000^(-10/16), "
+        "about 0.0032 rad per position. Move the slider and see how little it moves.",
+    },
+    correct="b",
+    goal=1,
+)
+
+q5 = ValueExercise(
+    name="pe_length",
+    prompt=(
+        "Chapter 1 (section 4) added sinusoidal position vectors of width d_model = 8 to its "
+        "token vectors. Every row of that table has the same length (Euclidean norm). Set length "
+        "to it, worked out from the formula rather than by building the table."
+    ),
+    hint_text=(
+        "A pair holds the sine and the cosine of one angle: what is sin^2 + cos^2?",
+        "The squared length is the sum, over the d_model / 2 = 4 pairs, of sin^2 + cos^2 = 1; "
+        "the length is its square root.",
+    ),
+    starter="length = None  # the length of one position vector of width 8",
+    solution_code="length = np.sqrt(8 / 2)",
+    answer_name="length",
+    expected=2.0,
+    mistakes=(
+        Mistake(
+            "your length is sqrt(d_model) = sqrt(8), as if each of the 8 numbers added 1 to the "
+            "squared length. They do not: what do the two numbers of one pair, the sine and the "
+            "cosine of one angle, add up to together?",
+            lambda: np.sqrt(8.0),
+        ),
+        Mistake(
+            "4 is the squared length (1 for each of the 4 pairs): take its square root.",
+            lambda: 4.0,
+        ),
+        Mistake(
+            "1 is the length of one pair, (sin, cos) of one angle; a row of width 8 holds 4 such "
+            "pairs, each adding 1 to the squared length.",
+            lambda: 1.0,
+        ),
+    ),
+    success="Every row has length sqrt(d_model / 2) at every position: the next cell checks it "
+    "for d_model = 512.",
+    goal=4,
+    reuses=("01",),
+)
+
+EXERCISES = [q1, q4, q2, q3, q5]
