@@ -349,7 +349,8 @@ def site_notebook(nb, notebook_name, url=None):
     """Return a copy of ``nb`` as the website shows it, and the figures without alt text.
 
     Badge line -> launch bar; widget outputs -> a note with the launch links; every figure gets
-    alt text (its cell's ``mystnb.image.alt``, else a fallback naming its section).
+    alt text (its cell's ``mystnb.image.alt``, else a fallback naming its section); the code of a
+    going-deeper block starts folded (``hide-input``).
     """
     import nbformat
 
@@ -365,6 +366,9 @@ def site_notebook(nb, notebook_name, url=None):
         if cell.cell_type != "code":
             continue
         cell.source = reader_code(cell.source)
+        tags = cell.metadata.setdefault("tags", [])
+        if "going-deeper" in tags and "hide-input" not in tags:
+            tags.append("hide-input")  # a going-deeper block's code starts folded, as in JupyterLab
         live = [out for out in cell.get("outputs", []) if _is_widget(out) and _is_live(out)]
         if live:
             outputs = []
