@@ -171,6 +171,8 @@ def sync_from_text(path):
     text = jupytext.read(text_source(path))
     nb = nbformat.read(path, as_version=4)
     if cell_signature(text) == cell_signature(nb):
+        if fold(nb):  # the cells are the same; only their folding was missing
+            nbformat.write(nb, path)
         return False
     old = {cell.source: cell for cell in nb.cells if cell.cell_type == "code"}
     for cell in text.cells:
@@ -186,12 +188,32 @@ def sync_from_text(path):
     for cell in text.cells:
         if ids[cell.cell_type, cell.source]:
             cell.id = ids[cell.cell_type, cell.source].pop(0)
-    for cell in text.cells:  # folded code: collapsed in JupyterLab too (the site folds hide-input)
-        if cell.cell_type == "code" and FOLDED & set(cell.metadata.get("tags", [])):
-            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
     nb.cells = text.cells
+    fold(nb)
     nbformat.write(nb, path)
     return True
+
+
+def fold(nb):
+    """Fold in JupyterLab what the site folds: drawing code, and a going-deeper block's cells.
+
+    A ``hide-input`` cell starts with its source collapsed (its figure shows); a ``going-deeper``
+    cell with its source and its outputs collapsed, as its markdown block starts closed.
+    Returns True when a cell's metadata changed.
+    """
+    changed = False
+    for cell in nb.cells:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell.cell_type != "code" or not FOLDED & tags:
+            continue
+        want = {"source_hidden": True}
+        if "going-deeper" in tags:
+            want["outputs_hidden"] = True
+        state = cell.metadata.setdefault("jupyter", {})
+        if any(state.get(k) != v for k, v in want.items()):
+            state.update(want)
+            changed = True
+    return changed
 
 
 def format_code(path):

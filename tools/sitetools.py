@@ -350,7 +350,7 @@ def site_notebook(nb, notebook_name, url=None):
 
     Badge line -> launch bar; widget outputs -> a note with the launch links; every figure gets
     alt text (its cell's ``mystnb.image.alt``, else a fallback naming its section); the code of a
-    going-deeper block starts folded (``hide-input``).
+    going-deeper block and its output start folded (``hide-cell``).
     """
     import nbformat
 
@@ -367,8 +367,8 @@ def site_notebook(nb, notebook_name, url=None):
             continue
         cell.source = reader_code(cell.source)
         tags = cell.metadata.setdefault("tags", [])
-        if "going-deeper" in tags and "hide-input" not in tags:
-            tags.append("hide-input")  # a going-deeper block's code starts folded, as in JupyterLab
+        if "going-deeper" in tags and "hide-cell" not in tags:
+            tags.append("hide-cell")  # a going-deeper block's code and output start folded
         live = [out for out in cell.get("outputs", []) if _is_widget(out) and _is_live(out)]
         if live:
             outputs = []
