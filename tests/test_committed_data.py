@@ -16,7 +16,7 @@ import pytest
 
 from posenc_lib import experiments, extension, realtext, records, runner, sweep
 from posenc_lib.corpus import load_corpus
-from posenc_lib.model import TrainResult, evaluate_positions
+from posenc_lib.model import SCHEMES, TrainResult, evaluate_positions
 from posenc_lib.tasks import TASKS
 
 SWEEPS = {"study": experiments.STUDY, "realtext": realtext.REALTEXT}
@@ -114,6 +114,30 @@ def test_the_study_witness_reproduces_its_records_curve_and_ntk_extension():
         job,
     )
     same_values(ntk, committed_of(extended, job, method="ntk"))
+
+
+def test_the_budget_study_continues_the_studys_own_models():
+    """study-budget trains seeds 0-2 of the default configuration for 2,000 steps; with the same
+    seeded batches and a constant learning rate its first 400 steps are the study's models, so
+    its validation curve at step 400 is the study's final value, exactly (both committed from one
+    machine), and its records cover every task and scheme at every length."""
+    budget, curves, extended, budget_training = experiments.STUDY_BUDGET.load()
+    training = experiments.load_training()
+    options = experiments.STUDY_BUDGET.options
+    assert options["steps"] == 5 * experiments.STEPS and options["seeds"] == tuple(range(3))
+    assert {(r["task"], r["scheme"], r["seed"]) for r in budget_training} == {
+        (t, s, seed) for t in experiments.TASKS for s in SCHEMES for seed in range(3)
+    }
+    final = {
+        (r["task"], r["scheme"], r["seed"]): r["values"][-1]
+        for r in records.select(training, config=experiments.DEFAULT_CONFIG)
+    }
+    for r in budget_training:
+        assert r["steps"][-1] == 2000 and r["config"] == experiments.DEFAULT_CONFIG
+        at_400 = r["values"][r["steps"].index(experiments.STEPS)]
+        assert at_400 == final[(r["task"], r["scheme"], r["seed"])], r
+    assert len(budget) == 3 * 6 * 3 * 7  # 4 lengths: all at each, unseen past the first
+    assert len(curves) == 3 * 5 * 3 and {r["method"] for r in extended} >= {"plain", "yarn"}
 
 
 def test_the_real_text_witness_reproduces_its_records_and_curves_in_both_modes():
