@@ -100,7 +100,7 @@ EXEMPT = {
         " committed run",
     },
     "07": {},
-    "08": {},
+    "08": {"3.1": "a model's version number (Llama 3.1, in the table of today's models)"},
 }
 
 NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+(?:\.\d+)*|\d+)(%?)(?![\w])")
