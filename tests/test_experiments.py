@@ -414,7 +414,7 @@ def test_the_extension_table_shows_each_methods_mean_and_range_before_and_after(
     summary = extension.extension_summary(ext, "lookback-3", config="4x8+mlp")
     lines = extension.extension_table(ext, "lookback-3", config="4x8+mlp", digits=3).splitlines()
     assert lines[0] == (
-        "lookback-3, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 3 seeds"
+        "lookback-3, configuration 4x8+mlp, length 128 (trained at 32), unseen positions, 10 seeds"
     )
     assert lines[1].split() == ["method", "before", "after", "40", "steps"]
     methods = names(select(ext, task="lookback-3"), "method")
