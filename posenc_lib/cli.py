@@ -40,7 +40,7 @@ def parser(sweep, description, quick_help):
     >>> from posenc_lib import experiments
     >>> args = parser(experiments.STUDY, "A sweep.", "seed 0").parse_args(["--out", "x", "--quick"])
     >>> (str(args.out), args.quick, args.seeds, args.steps, args.backend, args.fresh)
-    ('x', True, 3, 400, 'loky', False)
+    ('x', True, 10, 400, 'loky', False)
     """
     p = argparse.ArgumentParser(prog=f"python -m {sweep.module}", description=description)
     p.add_argument("--out", type=Path, required=True, help="directory for the results")

@@ -541,7 +541,8 @@ def stale_provenance(sweep, directory=None, *, root=None):
     ...         rows = load_records(experiments.STUDY.directory / f"{name}.json")
     ...         _ = (Path(tmp) / f"{name}.json").write_text(records_text(rows))
     ...     stale_provenance(experiments.STUDY, tmp)
-    ['results.json: no provenance', 'curves.json: no provenance', 'extension.json: no provenance']
+    ['results.json: no provenance', 'curves.json: no provenance', 'extension.json: no provenance',
+     'training.json: no provenance']
     """
     directory = sweep.directory if directory is None else Path(directory)
     now = provenance(sweep, sweep.options, root=root)

@@ -162,8 +162,13 @@ def test_binned_curves_refuse_a_bin_width_below_one_naming_it():
 )
 def test_a_chapter_runs_and_reads_its_sweep_through_the_one_engine(module, run, load, monkeypatch):
     calls = []
-    monkeypatch.setattr(sweep.Sweep, "run", lambda self, **kw: calls.append(("run", self, kw)))
-    monkeypatch.setattr(sweep.Sweep, "load", lambda self, d=None: calls.append(("load", self, d)))
+    files = tuple([] for _ in experiments.STUDY.files)  # what a run or a reading returns
+    monkeypatch.setattr(
+        sweep.Sweep, "run", lambda self, **kw: calls.append(("run", self, kw)) or files
+    )
+    monkeypatch.setattr(
+        sweep.Sweep, "load", lambda self, d=None: calls.append(("load", self, d)) or files
+    )
     spec = experiments.STUDY if module is experiments else realtext.REALTEXT
     getattr(module, run)()
     getattr(module, run)(out="x", workers=3, backend="dask", progress=False, fresh=True, steps=5)
@@ -201,7 +206,14 @@ def test_run_hands_run_jobs_the_jobs_and_returns_the_files_records_and_the_model
     def run_jobs(jobs, runner, **kwargs):
         calls.append((jobs, runner, kwargs))
         return [
-            {"job": job, "records": [{"n": i}], "curve": {"c": i}, "extension": [], "result": i}
+            {
+                "job": job,
+                "records": [{"n": i}],
+                "curve": {"c": i},
+                "extension": [],
+                "training": {"t": i},
+                "result": i,
+            }
             for i, job in enumerate(jobs)
         ]
 
