@@ -21,6 +21,7 @@ from posenc_lib.experiments import DEFAULT_CONFIG, load_study, summarize
 from posenc_lib.learned import LearnedPositions
 from posenc_lib.pipeline import embed_token_ids
 from posenc_lib.records import paired_differences, select
+from posenc_lib.stats import paired_interval
 from posenc_lib.t5 import T5RelativeBias, t5_buckets
 from posenc_lib.tasks import TASKS, chance_level
 
@@ -87,8 +88,8 @@ def test_rope_degrades_on_every_task_and_one_wide_head_holds_both_lookups_far_be
 
 def test_without_positions_one_layer_learns_the_lookups_partly_and_two_layers_lose_it_beyond():
     """08: with no positions the one-layer model learns the lookup tasks only partly; the two-layer
-    one with a start token learns more at 32 tokens but loses most of it beyond, ending near chance
-    on lookback-3; no positions does not extrapolate in our small models."""
+    one with a start token learns more at 32 tokens but keeps less than half of it beyond; no
+    positions does not extrapolate in our small models ("How to choose")."""
     deep = "2L-4x8+mlp+bos"
     for task in LOOKUPS:
         one = at_32(task, "none")
@@ -99,7 +100,6 @@ def test_without_positions_one_layer_learns_the_lookups_partly_and_two_layers_lo
         )
         assert kept < 0.5
         assert at_256(task, "none") < at_32(task, "none")
-    assert at_256("lookback-3", "none", deep) < chance("lookback-3") + 0.03
     assert at_256("markov", "none") > at_32("markov", "none")
 
 
@@ -171,16 +171,30 @@ def test_t5s_bidirectional_bias_tells_left_from_right_where_alibis_cannot(pipeli
 
 
 def test_the_learned_table_matches_sinusoids_in_chapter_6_and_trails_them_on_real_text():
-    """08: in chapter 6 the learned table matched sinusoids at the training length on lookback-3
-    (0.000 in every seed), within 0.029 on recent-marker (ahead in two seeds, 0.001 behind in the
-    third), with the lower Markov loss in every seed; on real text it was behind sinusoids at 64
-    characters in every seed (the learned card)."""
-    assert np.all(study_differences("lookback-3", "learned", "sinusoidal", 32, "all") == 0)
-    recent = study_differences("recent-marker", "learned", "sinusoidal", 32, "all")
-    assert f"{np.max(np.abs(recent)):.3f}" == "0.029" and np.sum(recent > 0) == 2
-    assert f"{-np.min(recent):.3f}" == "0.001"
-    assert np.all(study_differences("markov", "learned", "sinusoidal", 32, "all") < 0)
-    assert np.all(text_differences("learned", "sinusoidal", 64) > 0)
+    """08: at the training length the learned table and sinusoids are level on lookback-3 and
+    recent-marker (95% intervals include zero, ten seeds), the table has the lower Markov loss by
+    0.056 (interval 0.079 to 0.032 lower, every seed); on real text it is behind sinusoids by 0.089
+    (interval clear of zero, three seeds). Ledger 08.3."""
+    for task in ("lookback-3", "recent-marker"):
+        _, low, high = paired_interval(study_differences(task, "learned", "sinusoidal", 32, "all"))
+        assert low <= 0 <= high
+    markov = study_differences("markov", "learned", "sinusoidal", 32, "all")
+    mean, low, high = paired_interval(markov)
+    assert [f"{v:.3f}" for v in (mean, low, high)] == ["-0.056", "-0.079", "-0.032"]
+    assert len(markov) == 10 and np.all(markov < 0)
+    mean, low, _ = paired_interval(text_differences("learned", "sinusoidal", 64))
+    assert f"{mean:.3f}" == "0.089" and low > 0
+
+
+def test_alibi_trails_at_the_training_length_on_real_text():
+    """08: on real text at 64 characters ALiBi (4 heads) trails RoPE by 0.169 and T5 by 0.212 bits
+    per character, intervals clear of zero; behind sinusoids by 0.048, not established with three
+    seeds. Ledger 08.5."""
+    for other, expected in (("rope", "0.169"), ("t5", "0.212")):
+        mean, low, _ = paired_interval(text_differences("alibi", other, 64))
+        assert f"{mean:.3f}" == expected and low > 0
+    mean, low, high = paired_interval(text_differences("alibi", "sinusoidal", 64))
+    assert f"{mean:.3f}" == "0.048" and low < 0 < high
 
 
 def test_t5_beats_alibi_on_the_exact_offset_and_markov_and_loses_on_recency_and_real_text():
