@@ -793,7 +793,7 @@ def _():
 @evidence("slopes12")
 def _():
     np.testing.assert_allclose(np.log2(alibi_slopes(12))[8:], [-0.5, -1.5, -2.5, -3.5])
-    return "2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5"
+    return "2^(-1/2), 2^(-3/2), 2^(-5/2), 2^(-7/2)"
 
 
 @evidence("exact_offset")
@@ -878,7 +878,8 @@ def _():
     total = char_gain * n_chars
     per_word = total / (n_chars / chars_per_word)
     assert per_word == pytest.approx(0.25) and per_word > word_gain
-    return f"{per_word:.2f} bits per word"
+    assert per_word == pytest.approx(1 / 4)
+    return "a quarter of a bit per word"
 
 
 @evidence("content")
