@@ -460,6 +460,8 @@ def open_page(chromium, served, page_name, width=1280, height=900, color_scheme=
     page.goto(f"{served}/{page_name}", wait_until="load")
     page.evaluate("() => window.MathJax?.startup?.promise")  # typesetting done (if any math)
     page.wait_for_load_state("networkidle")
+    # a reader who opens every going-deeper fold and folded cell: what is in them is checked too
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
     return page, log
 
 

@@ -197,8 +197,8 @@ def sync_from_text(path):
 def fold(nb):
     """Fold in JupyterLab what the site folds: drawing code, and a going-deeper block's cells.
 
-    A ``hide-input`` cell starts with its source collapsed (its figure shows); a ``going-deeper``
-    cell with its source and its outputs collapsed, as its markdown block starts closed.
+    Both start with their source collapsed; their outputs show (a going-deeper block's explorer
+    must stay reachable by keyboard, and its figure is what the block's prose reads).
     Returns True when a cell's metadata changed.
     """
     changed = False
@@ -206,12 +206,10 @@ def fold(nb):
         tags = set(cell.get("metadata", {}).get("tags", []))
         if cell.cell_type != "code" or not FOLDED & tags:
             continue
-        want = {"source_hidden": True}
-        if "going-deeper" in tags:
-            want["outputs_hidden"] = True
         state = cell.metadata.setdefault("jupyter", {})
-        if any(state.get(k) != v for k, v in want.items()):
-            state.update(want)
+        if state.get("source_hidden") is not True or "outputs_hidden" in state:
+            state["source_hidden"] = True
+            state.pop("outputs_hidden", None)
             changed = True
     return changed
 

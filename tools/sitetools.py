@@ -350,7 +350,7 @@ def site_notebook(nb, notebook_name, url=None):
 
     Badge line -> launch bar; widget outputs -> a note with the launch links; every figure gets
     alt text (its cell's ``mystnb.image.alt``, else a fallback naming its section); the code of a
-    going-deeper block and its output start folded (``hide-cell``).
+    going-deeper block starts folded (``hide-input``).
     """
     import nbformat
 
@@ -367,8 +367,8 @@ def site_notebook(nb, notebook_name, url=None):
             continue
         cell.source = reader_code(cell.source)
         tags = cell.metadata.setdefault("tags", [])
-        if "going-deeper" in tags and "hide-cell" not in tags:
-            tags.append("hide-cell")  # a going-deeper block's code and output start folded
+        if "going-deeper" in tags and "hide-input" not in tags:
+            tags.append("hide-input")  # a going-deeper block's code starts folded, as in JupyterLab
         live = [out for out in cell.get("outputs", []) if _is_widget(out) and _is_live(out)]
         if live:
             outputs = []
@@ -517,7 +517,27 @@ def build(out=OUT, stage_dir=STAGE, doctrees=DOCTREES, fresh=False):
     command += ["-W", "--keep-going", "-q", str(stage_dir), str(out)]
     subprocess.run(command, check=True)
     prune_pages(out, stage_dir)
+    name_toggles(out)
     return time.perf_counter() - start
+
+
+TOGGLE_LABEL = ' aria-label="Toggle hidden content"'
+
+
+def name_toggles(out):
+    """Let a folded cell's toggle be named by its visible text ("Show code cell source").
+
+    myst-nb gives the ``<summary>`` of a folded cell an ``aria-label`` that differs from the text
+    it shows, so a speech-input user saying what they see cannot reach it (axe's
+    label-content-name-mismatch). Returns the number of pages changed.
+    """
+    changed = 0
+    for page in Path(out).glob("*.html"):
+        text = page.read_text()
+        if TOGGLE_LABEL in text:
+            page.write_text(text.replace(TOGGLE_LABEL, ""))
+            changed += 1
+    return changed
 
 
 SPHINX_PAGES = {"genindex", "search", "py-modindex"}  # pages Sphinx writes with no source
