@@ -1,0 +1,130 @@
+"""A newcomer's path through each chapter: honest times, depth folded away, tasks where learned.
+
+It holds chapters 00-05, the ones rebuilt for it so far (``CHAPTERS``); 06-08 follow.
+
+The contract of issue 40, chapter by chapter:
+
+- **Two honest times.** The header says ``**Time:** about N minutes on the core path (M with every
+  going-deeper block).`` Both are within a quarter of `tools/reading_time.py`'s estimate of a
+  newcomer's walk (its rates, calibrated on a cell-by-cell walk, are in its docstring).
+- **Depth folded.** A going-deeper block is a markdown cell that opens with ``<details>`` and a
+  ``<summary>`` starting "Going deeper", and closes with ``</details>``; code that belongs to it is
+  tagged ``going-deeper`` (and starts folded).
+- **Every task printed where it is asked.** Every exercise of the chapter has its prompt printed
+  by a cell of the notebook (``q.ask()``), before the cell that checks it.
+- **Every goal exercised.** The header's learning goals are numbered by their order; every goal has
+  an exercise whose ``goal`` names it, and (from chapter 02 on) at least one exercise ``reuses``
+  an earlier chapter.
+- **Hints in tiers.** An exercise of code has at least two hints; the first never holds a line of
+  the solution.
+- **Closure.** Each chapter has a ``## You can now`` section: a list tied to its goals, then a
+  pointer to what comes next; and it links the glossary.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from posenc_lib.exercises import ch00, ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+ALL_CHAPTERS = sorted(path.stem for path in NOTEBOOKS.glob("0[0-8]_*.md"))
+#: The chapters rebuilt for this contract so far. Chapters 06-08 keep their earlier design until
+#: issue 40 reaches them; the list grows with each one, and then this line goes.
+CHAPTERS = [c for c in ALL_CHAPTERS if c[:2] <= "05"]
+MODULES = dict(
+    zip(
+        [c[:2] for c in ALL_CHAPTERS],
+        (ch00, ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08),
+        strict=True,
+    )
+)
+sys.path.insert(0, str(ROOT / "tools"))
+import reading_time  # noqa: E402
+
+
+def _text(chapter):
+    return (NOTEBOOKS / f"{chapter}.md").read_text()
+
+
+def _goals(chapter):
+    """The header's learning goals, in order."""
+    block = re.search(r"\*\*Learning goals\*\*\n((?:- .*\n(?:  .*\n)*)+)", _text(chapter))
+    assert block, f"{chapter}: no '**Learning goals**' list in the header"
+    return re.findall(r"^- ", block.group(1), flags=re.M)
+
+
+def _outputs(chapter):
+    nb = nbformat.read(NOTEBOOKS / f"{chapter}.ipynb", as_version=4)
+    texts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            texts.append(out.get("text", "") or out.get("data", {}).get("text/plain", ""))
+    return " ".join(" ".join(texts).split())
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_the_header_states_both_times_within_a_quarter_of_a_newcomers_walk(chapter):
+    core, full = reading_time.stated(NOTEBOOKS / f"{chapter}.md")
+    walk = reading_time.walk(NOTEBOOKS / f"{chapter}.md")
+    assert core is not None and full is not None, (
+        f"{chapter}: the header must say '**Time:** about N minutes on the core path "
+        "(M with every going-deeper block).'"
+    )
+    assert abs(core - walk["core"]) <= 0.25 * walk["core"], (chapter, core, walk)
+    assert abs(full - walk["all"]) <= 0.25 * walk["all"], (chapter, full, walk)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_going_deeper_blocks_are_closed_folds(chapter):
+    text = re.sub(r"```.*?```", "", _text(chapter), flags=re.S)
+    opened = re.findall(r"^<details>\s*\n<summary>(.*?)</summary>", text, flags=re.M)
+    assert len(opened) == text.count("<details>") == text.count("</details>"), chapter
+    assert all(s.replace("<b>", "").startswith("Going deeper") for s in opened), opened
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_exercise_prompt_is_printed_in_the_notebook(chapter):
+    printed = _outputs(chapter)
+    for q in MODULES[chapter[:2]].EXERCISES:
+        start = " ".join(q.prompt.split())[:60]
+        assert start in printed, f"{chapter}: the prompt of {q.name} is printed by no cell"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_learning_goal_has_an_exercise(chapter):
+    if chapter.startswith(("00", "08")):  # the start and the course quiz: no goals of their own
+        return
+    goals = _goals(chapter)
+    covered = {q.goal for q in MODULES[chapter[:2]].EXERCISES}
+    missing = [k for k in range(1, len(goals) + 1) if k not in covered]
+    assert not missing, f"{chapter}: learning goals {missing} have no exercise (set goal=k)"
+    if chapter[:2] >= "02":
+        assert any(q.reuses for q in MODULES[chapter[:2]].EXERCISES), (
+            f"{chapter}: no exercise reuses an earlier chapter"
+        )
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_hints_come_in_tiers_and_the_first_gives_no_line_of_the_solution(chapter):
+    for q in MODULES[chapter[:2]].EXERCISES:
+        if not hasattr(q, "reference"):  # choices and values: one hint may do
+            continue
+        assert len(q.hints) >= 2, f"{q.name}: a code exercise has a nudge and then a recipe"
+        lines = [ln.strip() for ln in q.solution_code.splitlines() if len(ln.strip()) > 12]
+        leaked = [ln for ln in lines if ln in q.hints[0]]
+        assert not leaked, f"{q.name}: the first hint holds the solution's {leaked}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_the_chapter_closes_with_what_you_can_now_do_and_links_the_glossary(chapter):
+    text = _text(chapter)
+    section = re.search(r"^## You can now\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
+    assert section, f"{chapter}: no '## You can now' section"
+    assert len(re.findall(r"^- ", section.group(1), flags=re.M)) >= 3, chapter
+    assert re.search(r"\*\*Next", section.group(1)) or chapter.startswith("08"), chapter
+    assert "#glossary" in text, f"{chapter}: no link to the glossary"
