@@ -1026,6 +1026,182 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1, field="totals", conf
     return binned_curves(rows, bin_width=bin_width, field=field)
 
 
+def position_bits_by_seed(
+    curves, scheme, eval_len, *, bin_width=1, field="totals", config=CONFIG_NAME
+):
+    """Bits per character in bins of window positions, one row per seed (`position_bits`, unpooled).
+
+    A bin's value is its summed bits over its scored characters, for each model separately, so
+    that two bins (or two schemes) can be compared seed by seed.
+
+    Parameters
+    ----------
+    curves : list of dict
+        Records of curves.json (`load_sweep`).
+    scheme : str
+        The position scheme.
+    eval_len : int
+        The evaluation length (the committed curves are at 64 and 1024).
+    bin_width : int
+        Window positions per bin; positions past the last whole bin are left out.
+    field : {"totals", "excess"}
+        As in `position_bits`: bits as scored, or the extra bits over the same characters in
+        chunks of the training length (at the longest length only).
+    config : str
+        The configuration (`CONFIG_NAME` or a name in `VARIANTS`).
+
+    Returns
+    -------
+    starts : ndarray of int, shape (n_bins,)
+        The first window position of each bin (bin k holds positions starts[k] to
+        starts[k] + bin_width - 1).
+    seeds : ndarray of int, shape (n_seeds,)
+        The seeds, in increasing order.
+    values : ndarray of float, shape (n_seeds, n_bins)
+        Each seed's bits per character in each bin (NaN for a bin without a scored character).
+
+    Raises
+    ------
+    ValueError
+        As `position_bits`.
+
+    Examples
+    --------
+    >>> c = [{"scheme": "s", "eval_len": 4, "seed": k, "totals": [8.0, 4, 2, 2 * k],
+    ...       "counts": [2, 2, 2, 2]} for k in (1, 0)]
+    >>> starts, seeds, values = position_bits_by_seed(c, "s", 4, bin_width=2)
+    >>> starts.tolist(), seeds.tolist(), values.tolist()
+    ([0, 2], [0, 1], [[3.0, 0.5], [3.0, 1.0]])
+
+    RoPE's extra bits at positions 96-111 of a chunk of 1,024, seed by seed (committed sweep):
+
+    >>> starts, seeds, extra = position_bits_by_seed(load_sweep()[1], "rope", 1024,
+    ...                                              bin_width=16, field="excess")
+    >>> int(starts[6]), len(seeds) == len(SEEDS), bool(np.all(extra[:, 6] > 0.2))
+    (96, True, True)
+    """
+    func = "position_bits_by_seed"
+    check_choice(func, "field", field, ("totals", "excess"))
+    curves = check_records(func, curves, name="curves", fields=("scheme", "eval_len", "counts"))
+    check_criteria(func, curves, {"scheme": scheme, "eval_len": eval_len}, values=True)
+    rows = [
+        c
+        for c in curves
+        if c["scheme"] == scheme
+        and c["eval_len"] == eval_len
+        and c.get("config", CONFIG_NAME) == config
+        and field in c
+    ]
+    if not rows:
+        raise ValueError(
+            f"{func}: no {field} curve of {scheme!r} ({config}) at eval_len={eval_len}"
+        )
+    bin_width = check_int(func, "bin_width", bin_width, minimum=1)
+    if bin_width > eval_len:
+        raise ValueError(f"{func}: bin_width must be at most eval_len={eval_len}, got {bin_width}")
+    rows = sorted(rows, key=lambda c: c.get("seed", 0))
+    values = np.array(
+        [records.bin_positions(c[field], c["counts"], bin_width)[1] for c in rows]
+    )
+    starts = np.arange(values.shape[1]) * bin_width
+    return starts, np.array([c.get("seed", 0) for c in rows]), values
+
+
+def validation_curves(training, scheme, *, config=CONFIG_NAME):
+    """The validation curves of one scheme's models: bits per character against training step.
+
+    Parameters
+    ----------
+    training : list of dict
+        Records of training.json (`load_training`): one per model, with ``steps`` and
+        ``values`` (bits per character at the training length, in non-overlapping chunks, on
+        the scored validation text).
+    scheme : str
+        The position scheme.
+    config : str
+        The configuration (`CONFIG_NAME` or a name in `VARIANTS`).
+
+    Returns
+    -------
+    steps : ndarray of int, shape (n_steps,)
+        The training steps of the curve (0, every `CHECKPOINT_EVERY` steps, and the last).
+    seeds : ndarray of int, shape (n_seeds,)
+        The seeds, in increasing order.
+    values : ndarray of float, shape (n_seeds, n_steps)
+        Each model's bits per character at each step.
+
+    Raises
+    ------
+    ValueError
+        If no record is of ``scheme`` and ``config``, or the records' steps differ.
+
+    Examples
+    --------
+    >>> t = [{"scheme": "s", "config": CONFIG_NAME, "seed": k, "steps": [0, 100],
+    ...       "values": [7.0, 3.0 + k]} for k in (1, 0)]
+    >>> steps, seeds, values = validation_curves(t, "s")
+    >>> steps.tolist(), seeds.tolist(), values.tolist()
+    ([0, 100], [0, 1], [[7.0, 3.0], [7.0, 4.0]])
+
+    """
+    func = "validation_curves"
+    training = check_records(func, training, name="training", fields=("scheme", "steps", "values"))
+    rows = [
+        r
+        for r in training
+        if r["scheme"] == scheme and r.get("config", CONFIG_NAME) == config
+    ]
+    if not rows:
+        raise ValueError(f"{func}: no validation curve of {scheme!r} ({config})")
+    if len({tuple(r["steps"]) for r in rows}) > 1:
+        raise ValueError(f"{func}: the curves of {scheme!r} ({config}) differ in their steps")
+    rows = sorted(rows, key=lambda r: r.get("seed", 0))
+    return (
+        np.array(rows[0]["steps"]),
+        np.array([r.get("seed", 0) for r in rows]),
+        np.array([r["values"] for r in rows], dtype=float),
+    )
+
+
+def interval_text(differences, *, digits=3, per_seed=True):
+    """One line: per-seed differences, their mean and 95% interval, and whether it excludes zero.
+
+    The verdict reads the paired t interval (`posenc_lib.stats.paired_interval`): "above zero"
+    or "below zero" when the interval excludes zero, "not established" when it includes it,
+    whatever the mean says.
+
+    Parameters
+    ----------
+    differences : array_like, shape (n,)
+        One difference per seed (n >= 2).
+    digits : int
+        Decimals shown.
+    per_seed : bool
+        Show each seed's difference before the mean.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> interval_text([0.10, 0.12, 0.08, 0.11], digits=2)
+    '+0.10 +0.12 +0.08 +0.11  mean +0.10 (95% interval +0.08 to +0.13): above zero'
+    >>> interval_text([0.2, -0.1, 0.05], digits=2, per_seed=False)
+    'mean +0.05 (95% interval -0.32 to +0.42): not established'
+    """
+    from .stats import paired_interval
+
+    digits = check_int("interval_text", "digits", digits, minimum=0)
+    mean, low, high = paired_interval(differences)
+    verdict = "above zero" if low > 0 else "below zero" if high < 0 else "not established"
+    seeds = "".join(f"{d:+.{digits}f} " for d in np.asarray(differences, dtype=float))
+    return (
+        f"{seeds + ' ' if per_seed else ''}mean {mean:+.{digits}f} (95% interval "
+        f"{low:+.{digits}f} to {high:+.{digits}f}): {verdict}"
+    )
+
+
 # -- command line ----------------------------------------------------------------------------
 
 
