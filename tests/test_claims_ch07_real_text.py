@@ -494,3 +494,36 @@ def test_wider_rope_heads_do_not_prevent_its_breakdown():
     for length in (256, 512, 1024):
         assert np.all(variant_minus("rope-2-heads", "rope", length) < 0)
     assert np.all(variant_minus("rope-2-heads", "none", 1024) > 1)
+
+
+def _bins_of_16(scheme):
+    """Per seed, the extra bits per character of positions 64-127 in chunks of 1,024, in bins of 16."""
+    rows = sorted(
+        (
+            c
+            for c in CURVES
+            if c["scheme"] == scheme
+            and c["eval_len"] == 1024
+            and c["config"] == realtext.CONFIG_NAME
+        ),
+        key=lambda c: c["seed"],
+    )
+    return [
+        [sum(c["excess"][s : s + 16]) / sum(c["counts"][s : s + 16]) for c in rows]
+        for s in range(64, 128, 16)
+    ]
+
+
+def test_rope_breaks_inside_twice_its_training_length_from_about_one_and_a_half_times():
+    """07: in bins of 16, RoPE's extra cost is below zero at 64-79, level at 80-95 (an interval
+    that touches zero), and above zero at 96-111 and 112-127 (+0.54, +1.62); sinusoidal is above
+    zero from the first unseen bin (+1.92). Ledger 07.2, 07.3."""
+    from posenc_lib.stats import paired_interval
+
+    rope = [paired_interval(b) for b in _bins_of_16("rope")]
+    assert rope[0][2] < 0
+    assert rope[1][1] <= 0.005 and rope[1][2] > 0
+    assert rope[2][1] > 0 and rope[3][1] > 0
+    assert [f"{m:+.2f}" for m, _, _ in rope] == ["-0.20", "+0.03", "+0.54", "+1.62"]
+    sinusoidal = paired_interval(_bins_of_16("sinusoidal")[0])
+    assert f"{sinusoidal[0]:+.2f}" == "+1.92" and sinusoidal[1] > 0
