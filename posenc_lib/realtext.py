@@ -65,7 +65,9 @@ MODEL = {
 }
 TRAIN = {"batch_size": 16, "lr": 3e-3}
 STEPS = 1000  # one budget for every model: 1000 x 16 x 64 = 1.02 M characters
-SEEDS = (0, 1, 2)
+SEEDS = tuple(range(10))  # enough seeds for a paired interval to sign a comparison
+VARIANT_SEEDS = (0, 1, 2)  # the variants test reasons, three seeds each (time)
+CHECKPOINT_EVERY = 100  # steps between two points of a model's validation curve (training.json)
 MODES = ("nonoverlapping", "sliding")
 MODE_NAMES = {"nonoverlapping": "non-overlapping chunks", "sliding": "sliding windows"}
 METRIC = "bits_per_char"
@@ -477,6 +479,7 @@ def sweep_jobs(
     eval_lens=EVAL_LENS,
     n_scored=N_SCORED,
     variants=(),
+    variant_seeds=None,
 ):
     """List the jobs of the sweep, scheme x seed in that order, then variant x seed.
 
@@ -500,6 +503,8 @@ def sweep_jobs(
         Names in `VARIANTS`: one more job per variant and seed, scored in non-overlapping chunks
         only (the committed sweep runs all three); a variant of a scheme not in ``schemes`` is
         left out with its scheme.
+    variant_seeds : sequence of int, optional
+        The seeds of the variants (default: ``seeds``).
 
     Returns
     -------
@@ -510,8 +515,8 @@ def sweep_jobs(
 
     Examples
     --------
-    >>> len(sweep_jobs(seeds=SEEDS))  # the committed sweep's main models: 6 schemes x 3 seeds
-    18
+    >>> len(sweep_jobs(seeds=SEEDS))  # the committed sweep's main models: 6 schemes x 10 seeds
+    60
     >>> jobs = sweep_jobs(("none", "alibi"), (0, 1), steps=3, train_len=8, eval_lens=(16, 8),
     ...                   n_scored=64)
     >>> [(job["scheme"], job["seed"]) for job in jobs]
@@ -536,6 +541,8 @@ def sweep_jobs(
         _check_scored("sweep_jobs", n_scored, length, MODES)
     if isinstance(variants, str):
         raise TypeError(f"sweep_jobs: variants must be a sequence of names, got {variants!r}")
+    variant_seeds = seeds if variant_seeds is None else variant_seeds
+    variant_seeds = check_sequence(func, "variant_seeds", variant_seeds, minimum=0)
     variants = list(variants)
     if variants:
         variants = check_sequence(func, "variants", variants, allowed=tuple(VARIANTS))
@@ -558,7 +565,7 @@ def sweep_jobs(
             "start": max(eval_lens),
         }
         for scheme, config in models
-        for seed in seeds
+        for seed in (seeds if config == CONFIG_NAME else variant_seeds)
     ]
 
 
@@ -592,7 +599,7 @@ def train_and_score(job, *, progress=False):
     >>> job = sweep_jobs(("alibi",), (0,), steps=2, train_len=8, eval_lens=(8, 16), n_scored=64)
     >>> out = train_and_score(job[0])
     >>> sorted(out), type(out["result"]).__name__
-    (['curves', 'job', 'records', 'result', 'train_bits'], 'TrainResult')
+    (['curves', 'job', 'records', 'result', 'train_bits', 'training'], 'TrainResult')
     >>> [(r["eval_len"], r["mode"], r["region"]) for r in out["records"]]
     [(8, 'nonoverlapping', 'all'), (8, 'sliding', 'all'),
      (16, 'nonoverlapping', 'all'), (16, 'nonoverlapping', 'unseen'),
@@ -613,6 +620,7 @@ def train_and_score(job, *, progress=False):
         steps=job["steps"],
         length=job["train_len"],
         seed=job["seed"],
+        snapshot_every=CHECKPOINT_EVERY,
         progress=progress,
         **TRAIN,
     )
@@ -644,10 +652,27 @@ def train_and_score(job, *, progress=False):
             extra = bits[longest, "nonoverlapping"].ravel() - bits[short, "nonoverlapping"].ravel()
             curve["excess"] = [round(float(v), 3) for v in extra.reshape(-1, longest).sum(0)]
         curves.append(curve)
+    # the validation curve: bits per character at the training length, in chunks, at every snapshot
+    tokens, targets = windows(
+        ids, short, "nonoverlapping", n_scored=job["n_scored"], start=job["start"]
+    )
+    steps = sorted(result.snapshots)
+    training = {
+        **base,
+        "eval_len": short,
+        "mode": "nonoverlapping",
+        "metric": METRIC,
+        "steps": steps,
+        "values": [
+            round(float(np.mean(char_bits(result.snapshots[k], config, tokens, targets))), 6)
+            for k in steps
+        ],
+    }
     return {
         "job": job,
         "records": records.region_records(base, scored, job["train_len"], METRIC, keys=("mode",)),
         "curves": curves,
+        "training": training,
         "train_bits": float(bits_per_char(np.mean(result.losses[-50:]))),
         "result": result,
     }
@@ -677,7 +702,7 @@ def report(records, out):
     ...     text = report(load_sweep()[0], Path(out))
     ...     drawn = (Path(out) / "results.png").exists()
     >>> text.splitlines()[0], drawn
-    ('bits per character, non-overlapping chunks, mean (min-max) over 3 seeds', True)
+    ('bits per character, non-overlapping chunks, mean (min-max) over 10 seeds', True)
     """
     import matplotlib
 
@@ -718,7 +743,7 @@ def _column(eval_len, train_len, region):
     return f"L = {eval_len}" if eval_len == train_len else f"{eval_len // train_len}L = {eval_len}"
 
 
-# The full sweep, as committed: every scheme, three seeds.
+# The full sweep, as committed: every scheme, ten seeds; the variants, three.
 FULL = {
     "schemes": SCHEMES,
     "seeds": SEEDS,
@@ -727,15 +752,16 @@ FULL = {
     "eval_lens": EVAL_LENS,
     "n_scored": N_SCORED,
     "variants": tuple(VARIANTS),
+    "variant_seeds": VARIANT_SEEDS,
 }
 REALTEXT = Sweep(
     name="realtext",
     module="posenc_lib.realtext",
     jobs=sweep_jobs,
     runner=train_and_score,
-    files={"results": "records", "curves": "curves"},
+    files={"results": "records", "curves": "curves", "training": "training"},
     options=FULL,
-    quick={"seeds": (0,)},
+    quick={"seeds": (0,), "variant_seeds": (0,)},
     tiny={
         "schemes": ("none", "learned", "alibi"),
         "seeds": (0,),
@@ -778,8 +804,8 @@ def run_sweep(
     Parameters
     ----------
     out : str or Path, optional
-        Write results.json and curves.json (each with its provenance) and the witness model's
-        parameters here; out/progress.jsonl makes the run resumable.
+        Write results.json, curves.json and training.json (each with its provenance) and the
+        witness model's parameters here; out/progress.jsonl makes the run resumable.
     workers : int
         Worker processes, one BLAS thread each (1: train in this process).
     backend : {"loky", "dask"}
@@ -792,12 +818,12 @@ def run_sweep(
         Also return the trained models (not with ``out``).
     **options
         Arguments of `sweep_jobs`: schemes, seeds, steps, train_len, eval_lens, n_scored,
-        variants.
+        variants, variant_seeds.
 
     Returns
     -------
     records, curves : list of dict
-        As `load_sweep` returns them.
+        As `load_sweep` returns them (the validation curves: `load_training` of ``out``).
     models : dict, optional
         Only with ``keep_models`` (then ``((records, curves), models)`` is returned):
         (scheme, seed) -> `~posenc_lib.model.TrainResult`.
@@ -812,7 +838,7 @@ def run_sweep(
     >>> summarize(records, region="all")[("learned", 16)] is None  # 8 rows cannot run at 16
     True
     """
-    return REALTEXT.run(
+    result = REALTEXT.run(
         out=out,
         workers=workers,
         backend=backend,
@@ -821,6 +847,7 @@ def run_sweep(
         keep_models=keep_models,
         **options,
     )
+    return (result[0][:2], result[1]) if keep_models else result[:2]
 
 
 def load_sweep(directory=None):
@@ -846,15 +873,38 @@ def load_sweep(directory=None):
     Examples
     --------
     >>> records, curves = load_sweep()
-    >>> len(records)  # 18 models x (2 at L + 4 at each of 2L .. 16L), 9 variants x (1 + 2 x 4)
-    405
-    >>> len(curves)  # 27 models x (L, 16L), but a learned table cannot run at 16L
-    51
+    >>> len(records)  # 60 models x (2 at L + 4 at each of 2L .. 16L), 9 variants x (1 + 2 x 4)
+    1161
+    >>> len(curves)  # 69 models x (L, 16L), but a learned table cannot run at 16L
+    128
     >>> sorted(records[0])
     ['config', 'eval_len', 'metric', 'mode', 'region', 'scheme', 'seed', 'task', 'train_len',
      'value']
     """
-    return REALTEXT.load(directory)
+    return REALTEXT.load(directory)[:2]
+
+
+def load_training(directory=None):
+    """Read the sweep's validation curves (training.json): bits per character during training.
+
+    Parameters
+    ----------
+    directory : str or Path, optional
+        As in `load_sweep`.
+
+    Returns
+    -------
+    list of dict
+        One record per model: its fields, ``steps`` and ``values`` (bits per character at the
+        training length, in chunks, on the validation text).
+
+    Examples
+    --------
+    >>> training = load_training()
+    >>> len(training), training[0]["steps"][:3], training[0]["steps"][-1]  # 69 models
+    (69, [0, 100, 200], 1000)
+    """
+    return REALTEXT.load(directory)[2]
 
 
 def summarize(records, *, region="unseen", config=None, **criteria):
@@ -940,14 +990,14 @@ def results_table(records, *, region="unseen", config=None, digits=2, **criteria
     bits per character stay flat up to 16 times the training length.
 
     >>> print(results_table(load_sweep()[0], region="all"))
-    bits per character, non-overlapping chunks, mean (min-max) over 3 seeds
+    bits per character, non-overlapping chunks, mean (min-max) over 10 seeds
     scheme                 L = 64         2L = 128         4L = 256         8L = 512       16L = 1024
-    none         3.46 (3.46-3.46) 3.58 (3.57-3.61) 3.70 (3.67-3.73) 3.79 (3.76-3.83) 3.86 (3.84-3.90)
-    sinusoidal   2.67 (2.64-2.70) 3.85 (3.83-3.88) 4.49 (4.43-4.52) 4.84 (4.77-4.89) 5.04 (5.00-5.07)
-    learned      2.76 (2.75-2.77)       cannot run       cannot run       cannot run       cannot run
-    rope         2.55 (2.54-2.57) 2.84 (2.78-2.88) 4.07 (4.03-4.14) 4.79 (4.76-4.85) 5.21 (5.18-5.26)
-    alibi        2.72 (2.71-2.73) 2.70 (2.69-2.71) 2.70 (2.69-2.71) 2.70 (2.69-2.71) 2.70 (2.69-2.71)
-    t5           2.51 (2.48-2.53) 2.55 (2.53-2.57) 2.79 (2.76-2.81) 3.29 (3.21-3.35) 3.87 (3.72-3.96)
+    none         3.46 (3.43-3.49) 3.59 (3.54-3.62) 3.70 (3.66-3.75) 3.79 (3.75-3.84) 3.86 (3.83-3.92)
+    sinusoidal   2.66 (2.64-2.70) 3.85 (3.77-3.92) 4.49 (4.40-4.60) 4.83 (4.66-5.03) 5.05 (4.82-5.34)
+    learned      2.75 (2.72-2.77)       cannot run       cannot run       cannot run       cannot run
+    rope         2.54 (2.52-2.57) 2.77 (2.65-2.88) 3.93 (3.70-4.14) 4.68 (4.47-4.85) 5.12 (4.96-5.26)
+    alibi        2.72 (2.69-2.74) 2.70 (2.68-2.72) 2.70 (2.68-2.72) 2.70 (2.68-2.72) 2.70 (2.68-2.72)
+    t5           2.51 (2.48-2.54) 2.55 (2.52-2.59) 2.77 (2.74-2.85) 3.24 (3.15-3.38) 3.78 (3.63-3.96)
     """
     return REALTEXT.results_table(records, region=region, config=config, digits=digits, **criteria)
 
@@ -1026,6 +1076,181 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1, field="totals", conf
     return binned_curves(rows, bin_width=bin_width, field=field)
 
 
+def position_bits_by_seed(
+    curves, scheme, eval_len, *, bin_width=1, field="totals", config=CONFIG_NAME
+):
+    """Bits per character in bins of window positions, one row per seed (`position_bits`, unpooled).
+
+    A bin's value is its summed bits over its scored characters, for each model separately, so
+    that two bins (or two schemes) can be compared seed by seed.
+
+    Parameters
+    ----------
+    curves : list of dict
+        Records of curves.json (`load_sweep`).
+    scheme : str
+        The position scheme.
+    eval_len : int
+        The evaluation length (the committed curves are at 64 and 1024).
+    bin_width : int
+        Window positions per bin; positions past the last whole bin are left out.
+    field : {"totals", "excess"}
+        As in `position_bits`: bits as scored, or the extra bits over the same characters in
+        chunks of the training length (at the longest length only).
+    config : str
+        The configuration (`CONFIG_NAME` or a name in `VARIANTS`).
+
+    Returns
+    -------
+    starts : ndarray of int, shape (n_bins,)
+        The first window position of each bin (bin k holds positions starts[k] to
+        starts[k] + bin_width - 1).
+    seeds : ndarray of int, shape (n_seeds,)
+        The seeds, in increasing order.
+    values : ndarray of float, shape (n_seeds, n_bins)
+        Each seed's bits per character in each bin (NaN for a bin without a scored character).
+
+    Raises
+    ------
+    ValueError
+        As `position_bits`.
+
+    Examples
+    --------
+    >>> c = [{"scheme": "s", "eval_len": 4, "seed": k, "totals": [8.0, 4, 2, 2 * k],
+    ...       "counts": [2, 2, 2, 2]} for k in (1, 0)]
+    >>> starts, seeds, values = position_bits_by_seed(c, "s", 4, bin_width=2)
+    >>> starts.tolist(), seeds.tolist(), values.tolist()
+    ([0, 2], [0, 1], [[3.0, 0.5], [3.0, 1.0]])
+
+    RoPE's extra bits at positions 112-127 of a chunk of 1,024, seed by seed (committed sweep):
+
+    >>> starts, seeds, extra = position_bits_by_seed(load_sweep()[1], "rope", 1024,
+    ...                                              bin_width=16, field="excess")
+    >>> int(starts[7]), len(seeds) == len(SEEDS), bool(np.all(extra[:, 7] > 0.5))
+    (112, True, True)
+    """
+    func = "position_bits_by_seed"
+    check_choice(func, "field", field, ("totals", "excess"))
+    curves = check_records(func, curves, name="curves", fields=("scheme", "eval_len", "counts"))
+    check_criteria(func, curves, {"scheme": scheme, "eval_len": eval_len}, values=True)
+    rows = [
+        c
+        for c in curves
+        if c["scheme"] == scheme
+        and c["eval_len"] == eval_len
+        and c.get("config", CONFIG_NAME) == config
+        and field in c
+    ]
+    if not rows:
+        raise ValueError(
+            f"{func}: no {field} curve of {scheme!r} ({config}) at eval_len={eval_len}"
+        )
+    bin_width = check_int(func, "bin_width", bin_width, minimum=1)
+    if bin_width > eval_len:
+        raise ValueError(f"{func}: bin_width must be at most eval_len={eval_len}, got {bin_width}")
+    rows = sorted(rows, key=lambda c: c.get("seed", 0))
+    values = np.array([records.bin_positions(c[field], c["counts"], bin_width)[1] for c in rows])
+    starts = np.arange(values.shape[1]) * bin_width
+    return starts, np.array([c.get("seed", 0) for c in rows]), values
+
+
+def validation_curves(training, scheme, *, config=CONFIG_NAME):
+    """Return the validation curves of one scheme's models: bits per character by training step.
+
+    Parameters
+    ----------
+    training : list of dict
+        Records of training.json (`load_training`): one per model, with ``steps`` and
+        ``values`` (bits per character at the training length, in non-overlapping chunks, on
+        the scored validation text).
+    scheme : str
+        The position scheme.
+    config : str
+        The configuration (`CONFIG_NAME` or a name in `VARIANTS`).
+
+    Returns
+    -------
+    steps : ndarray of int, shape (n_steps,)
+        The training steps of the curve (0, every `CHECKPOINT_EVERY` steps, and the last).
+    seeds : ndarray of int, shape (n_seeds,)
+        The seeds, in increasing order.
+    values : ndarray of float, shape (n_seeds, n_steps)
+        Each model's bits per character at each step.
+
+    Raises
+    ------
+    ValueError
+        If no record is of ``scheme`` and ``config``, or the records' steps differ.
+
+    Examples
+    --------
+    >>> t = [{"scheme": "s", "config": CONFIG_NAME, "seed": k, "steps": [0, 100],
+    ...       "values": [7.0, 3.0 + k]} for k in (1, 0)]
+    >>> steps, seeds, values = validation_curves(t, "s")
+    >>> steps.tolist(), seeds.tolist(), values.tolist()
+    ([0, 100], [0, 1], [[7.0, 3.0], [7.0, 4.0]])
+
+    The committed sweep: every model's curve from step 0 to the budget.
+
+    >>> steps, seeds, values = validation_curves(load_training(), "alibi")
+    >>> int(steps[0]), int(steps[-1]), values.shape == (len(SEEDS), len(steps))
+    (0, 1000, True)
+    """
+    func = "validation_curves"
+    training = check_records(func, training, name="training", fields=("scheme", "steps", "values"))
+    rows = [r for r in training if r["scheme"] == scheme and r.get("config", CONFIG_NAME) == config]
+    if not rows:
+        raise ValueError(f"{func}: no validation curve of {scheme!r} ({config})")
+    if len({tuple(r["steps"]) for r in rows}) > 1:
+        raise ValueError(f"{func}: the curves of {scheme!r} ({config}) differ in their steps")
+    rows = sorted(rows, key=lambda r: r.get("seed", 0))
+    return (
+        np.array(rows[0]["steps"]),
+        np.array([r.get("seed", 0) for r in rows]),
+        np.array([r["values"] for r in rows], dtype=float),
+    )
+
+
+def interval_text(differences, *, digits=3, per_seed=True):
+    """One line: per-seed differences, their mean and 95% interval, and whether it excludes zero.
+
+    The verdict reads the paired t interval (`posenc_lib.stats.paired_interval`): "above zero"
+    or "below zero" when the interval excludes zero, "not established" when it includes it,
+    whatever the mean says.
+
+    Parameters
+    ----------
+    differences : array_like, shape (n,)
+        One difference per seed (n >= 2).
+    digits : int
+        Decimals shown.
+    per_seed : bool
+        Show each seed's difference before the mean.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> interval_text([0.10, 0.12, 0.08, 0.11], digits=2)
+    '+0.10 +0.12 +0.08 +0.11  mean +0.10 (95% interval +0.08 to +0.13): above zero'
+    >>> interval_text([0.2, -0.1, 0.05], digits=2, per_seed=False)
+    'mean +0.05 (95% interval -0.32 to +0.42): not established'
+    """
+    from .stats import paired_interval
+
+    digits = check_int("interval_text", "digits", digits, minimum=0)
+    mean, low, high = paired_interval(differences)
+    verdict = "above zero" if low > 0 else "below zero" if high < 0 else "not established"
+    seeds = "".join(f"{d:+.{digits}f} " for d in np.asarray(differences, dtype=float))
+    return (
+        f"{seeds + ' ' if per_seed else ''}mean {mean:+.{digits}f} (95% interval "
+        f"{low:+.{digits}f} to {high:+.{digits}f}): {verdict}"
+    )
+
+
 # -- command line ----------------------------------------------------------------------------
 
 
@@ -1056,7 +1281,7 @@ def main(argv=None):
     ...         main(["--tiny", "--workers", "1", "--no-progress", "--out", out])
     ...     written = sorted(p.name for p in Path(out).iterdir())
     >>> written
-    ['curves.json', 'progress.jsonl', 'results.json', 'results.png']
+    ['curves.json', 'progress.jsonl', 'results.json', 'results.png', 'training.json']
     >>> printed.getvalue().splitlines()[:2]
     ['bits per character, non-overlapping chunks, mean (min-max) over 1 seed',
      'scheme                  L = 8          2L = 16']

@@ -109,7 +109,7 @@ class Sweep:
     --------
     >>> from posenc_lib import experiments, realtext
     >>> experiments.STUDY.directory.name, list(realtext.REALTEXT.files)
-    ('study', ['results', 'curves'])
+    ('study', ['results', 'curves', 'training'])
     """
 
     name: str
@@ -289,7 +289,7 @@ class Sweep:
         >>> realtext.REALTEXT.full_options("run_sweep", {"seed": 1})
         Traceback (most recent call last):
         ...
-        TypeError: run_sweep: no option 'seed'; the options are schemes, seeds, steps, train_len, eval_lens, n_scored, variants
+        TypeError: run_sweep: no option 'seed'; the options are schemes, seeds, steps, train_len, eval_lens, n_scored, variants, variant_seeds
         """
         parameters = inspect.signature(self.jobs).parameters
         for key in options:
@@ -352,7 +352,7 @@ class Sweep:
         --------
         >>> from posenc_lib import realtext
         >>> [len(rows) for rows in realtext.REALTEXT.load()]
-        [405, 51]
+        [1161, 128, 69]
         """
         func = self.verbs.get("load", "load")
         if directory is not None and not isinstance(directory, str | Path):

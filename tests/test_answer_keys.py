@@ -260,7 +260,10 @@ def _():
     from posenc_lib import realtext
 
     records, _ = realtext.load_sweep()
-    chunks, sliding = (realtext.summarize(records, mode=m) for m in ("nonoverlapping", "sliding"))
+    # the whole window's score, starved chunk starts included (sliding scores only unseen positions)
+    chunks, sliding = (
+        realtext.summarize(records, mode=m, region="all") for m in ("nonoverlapping", "sliding")
+    )
 
     def better(scheme):
         return (

@@ -371,21 +371,28 @@ def test_every_sliding_window_set_scores_exactly_n_scored_characters():
             assert scored.tolist() == list(range(length + 1, length + 1 + n_scored))
 
 
-def test_the_full_sweep_is_6_schemes_by_3_seeds_at_5_lengths_in_2_modes():
+def test_the_full_sweep_is_6_schemes_by_10_seeds_at_5_lengths_in_2_modes_and_3_variants_by_3():
     jobs = sweep_jobs(seeds=realtext.SEEDS)
-    assert len(jobs) == 18
+    assert len(jobs) == 60
     assert sweep_jobs() == [j for j in jobs if j["seed"] == 0]  # by default, seed 0
     assert {j["scheme"] for j in jobs} == set(realtext.SCHEMES)
-    variants = sweep_jobs(seeds=realtext.SEEDS, variants=tuple(realtext.VARIANTS))[18:]
+    full = sweep_jobs(
+        seeds=realtext.SEEDS,
+        variants=tuple(realtext.VARIANTS),
+        variant_seeds=realtext.VARIANT_SEEDS,
+    )
+    variants = full[60:]
+    assert len(full) == 69 and {j["seed"] for j in variants} == {0, 1, 2}
     assert [(j["scheme"], j["config"]) for j in variants[::3]] == [
         ("t5", "t5-buckets-to-32"),
         ("alibi", "alibi-8-heads"),
         ("rope", "rope-2-heads"),
     ]
+    assert len(realtext.REALTEXT.jobs(**realtext.FULL)) == 69
     assert sweep_jobs(("none",), variants=("t5-buckets-to-32",)) == sweep_jobs(("none",))
     with pytest.raises(ValueError, match=r"sweep_jobs: variants\[0\] must be one of"):
         sweep_jobs(variants=("rope-base-500",))
-    assert {j["seed"] for j in jobs} == {0, 1, 2}
+    assert {j["seed"] for j in jobs} == set(range(10))
     assert jobs[0]["eval_lens"] == [64, 128, 256, 512, 1024]
     assert jobs[0]["modes"] == ["nonoverlapping", "sliding"]
 

@@ -103,7 +103,7 @@ def test_run_refuses_an_unknown_option_and_its_own_bad_arguments(tmp_path, nothi
     )
     assert refusal(TypeError, realtext.run_sweep, task="x") == (
         "run_sweep: no option 'task'; the options are schemes, seeds, steps, train_len, "
-        "eval_lens, n_scored, variants"
+        "eval_lens, n_scored, variants, variant_seeds"
     )
     assert refusal(ValueError, experiments.run_study, workers=0) == (
         "run_study: workers must be an integer >= 1, got 0"
