@@ -462,6 +462,8 @@ def open_page(chromium, served, page_name, width=1280, height=900, color_scheme=
     page.wait_for_load_state("networkidle")
     # a reader who opens every going-deeper fold and folded cell: what is in them is checked too
     page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    # myst-nb fades an opened fold in over 0.3 s: read the page once every fade has finished
+    page.evaluate("() => Promise.all(document.getAnimations().map(a => a.finished))")
     return page, log
 
 
