@@ -667,6 +667,10 @@ def bits_per_char(loss):
 def bits_per_char(loss):
     return loss / np.log(10)
 """,
+    "ch07.bits_per_char.4": """
+def bits_per_char(loss):
+    return loss * 1.443
+""",
     "ch07.perplexity_to_bits.0": """
 def perplexity_to_bits(perplexity):
     return np.log(perplexity)

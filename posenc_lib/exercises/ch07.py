@@ -7,6 +7,32 @@ import numpy as np
 from ..corpus import bits_per_char
 from ._core import ChoiceExercise, FunctionExercise, Mistake
 
+
+class _RoundedFactor(Mistake):
+    """The loss times a rounded 1 / ln 2 (1.4427, 1.443 ...): right to within 1%, not to 1e-6.
+
+    ``answer`` is unused: the answer matches when its ratio to ``loss`` is one constant within 1%
+    of 1 / ln 2 (the exact factor passes before any mistake is looked at).
+
+    Examples
+    --------
+    >>> rounded = q1.mistakes[-1]
+    >>> rounded.matches(2 * 1.4427, {"loss": 2.0}), rounded.matches(2 * 0.5, {"loss": 2.0})
+    (True, False)
+    """
+
+    def matches(self, result, arguments, *, rtol=1e-6, atol=1e-9):
+        """Whether ``result`` is ``loss`` times one constant within 1% of 1 / ln 2."""
+        try:
+            loss = np.asarray(arguments["loss"], dtype=float)
+            ratio = np.asarray(result, dtype=float) / loss
+        except (TypeError, ValueError, KeyError):
+            return False
+        if ratio.shape != loss.shape or not np.all(np.isfinite(ratio)):
+            return False
+        return bool(np.allclose(ratio, 1 / math.log(2), rtol=1e-2))
+
+
 q1 = FunctionExercise(
     name="bits_per_char",
     prompt=(
@@ -50,6 +76,12 @@ q1 = FunctionExercise(
             "you divided by ln 10, which gives the loss in decimal digits (bans). Bits use "
             "base 2: divide by ln 2.",
             lambda loss: loss / math.log(10),
+        ),
+        _RoundedFactor(
+            "you multiplied by a rounded 1 / ln 2 (1.4427 is 1 / ln 2 to four decimals): close, but "
+            "the check wants six significant digits. Divide by math.log(2) (or np.log(2)) instead "
+            "of typing the constant.",
+            None,
         ),
     ),
     success=(
