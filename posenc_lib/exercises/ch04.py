@@ -171,8 +171,9 @@ q2 = FunctionExercise(
         "Write rope_score(q, k, m, n): the dot product of q rotated to position m and k rotated "
         "to position n. q and k are 1-D vectors of the same even length d; pair i (dimensions "
         "2i, 2i + 1) turns at theta_i = 10000^(-2i/d) radians per position. Use "
-        "posenc_lib.apply_rope, or your rotate_pair on every pair. Then check that "
-        "rope_score(q, k, 3, 7) equals rope_score(q, k, 103, 107)."
+        "posenc_lib.apply_rope, or your rotate_pair on every pair. Return one number (a float: "
+        "`.item()` turns a 1 x 1 array into one). Then check that rope_score(q, k, 3, 7) equals "
+        "rope_score(q, k, 103, 107)."
     ),
     hint_text=(
         "Rotate each vector to its own position first, then take the dot product. apply_rope "
