@@ -152,7 +152,7 @@ def text_differences(a, b, length):
 def text_change(scheme):
     rows = select(TEXT, scheme=scheme, config=realtext.CONFIG_NAME, mode="nonoverlapping")
     values = {(r["eval_len"], r["seed"]): r["value"] for r in rows}
-    return np.array([values[1024, k] - values[64, k] for k in (0, 1, 2)])
+    return np.array([values[1024, k] - values[64, k] for k in sorted({k for _, k in values})])
 
 
 def test_t5s_bidirectional_bias_tells_left_from_right_where_alibis_cannot(pipeline):
@@ -173,8 +173,8 @@ def test_t5s_bidirectional_bias_tells_left_from_right_where_alibis_cannot(pipeli
 def test_the_learned_table_matches_sinusoids_in_chapter_6_and_trails_them_on_real_text():
     """08: at the training length the learned table and sinusoids are level on lookback-3 and
     recent-marker (95% intervals include zero, ten seeds), the table has the lower Markov loss by
-    0.056 (interval 0.079 to 0.032 lower, every seed); on real text it is behind sinusoids by 0.089
-    (interval clear of zero, three seeds). Ledger 08.3."""
+    0.056 (interval 0.079 to 0.032 lower, every seed); on real text it is behind sinusoids by 0.090
+    (interval 0.068 to 0.112, ten seeds). Ledger 08.3."""
     for task in ("lookback-3", "recent-marker"):
         _, low, high = paired_interval(study_differences(task, "learned", "sinusoidal", 32, "all"))
         assert low <= 0 <= high
@@ -182,19 +182,29 @@ def test_the_learned_table_matches_sinusoids_in_chapter_6_and_trails_them_on_rea
     mean, low, high = paired_interval(markov)
     assert [f"{v:.3f}" for v in (mean, low, high)] == ["-0.056", "-0.079", "-0.032"]
     assert len(markov) == 10 and np.all(markov < 0)
-    mean, low, _ = paired_interval(text_differences("learned", "sinusoidal", 64))
-    assert f"{mean:.3f}" == "0.089" and low > 0
+    differences = text_differences("learned", "sinusoidal", 64)
+    mean, low, high = paired_interval(differences)
+    assert [f"{v:.3f}" for v in (mean, low, high)] == ["0.090", "0.068", "0.112"]
+    assert len(differences) == 10
 
 
-def test_alibi_trails_at_the_training_length_on_real_text():
-    """08: on real text at 64 characters ALiBi (4 heads) trails RoPE by 0.169 and T5 by 0.212 bits
-    per character, intervals clear of zero; behind sinusoids by 0.048, not established with three
-    seeds. Ledger 08.5."""
-    for other, expected in (("rope", "0.169"), ("t5", "0.212")):
-        mean, low, _ = paired_interval(text_differences("alibi", other, 64))
-        assert f"{mean:.3f}" == expected and low > 0
-    mean, low, high = paired_interval(text_differences("alibi", "sinusoidal", 64))
-    assert f"{mean:.3f}" == "0.048" and low < 0 < high
+def test_alibi_trails_at_the_training_length_on_real_text_after_1000_steps_not_after_500():
+    """08: on real text at 64 characters, after 1,000 training steps, ALiBi (4 heads) trails
+    sinusoids by 0.054 (0.037 to 0.071), RoPE by 0.173 and T5 by 0.209 bits per character, every
+    interval clear of zero, ten seeds; after 500 steps (the validation curves) it was ahead of
+    sinusoids by 0.053 (0.072 to 0.033 lower): a condition of the budget. Ledger 08.5."""
+    for other, expected in (("sinusoidal", "0.054"), ("rope", "0.173"), ("t5", "0.209")):
+        differences = text_differences("alibi", other, 64)
+        mean, low, _ = paired_interval(differences)
+        assert f"{mean:.3f}" == expected and low > 0 and len(differences) == 10
+    _, low, high = paired_interval(text_differences("alibi", "sinusoidal", 64))
+    assert f"{low:.3f} to {high:.3f}" == "0.037 to 0.071"
+    training = realtext.load_training()
+    steps, _, alibi = realtext.validation_curves(training, "alibi")
+    _, _, sinusoidal = realtext.validation_curves(training, "sinusoidal")
+    halfway = list(steps).index(500)
+    mean, low, high = paired_interval(alibi[:, halfway] - sinusoidal[:, halfway])
+    assert [f"{v:.3f}" for v in (mean, low, high)] == ["-0.053", "-0.072", "-0.033"]
 
 
 def test_t5_beats_alibi_on_the_exact_offset_and_markov_and_loses_on_recency_and_real_text():
@@ -205,6 +215,8 @@ def test_t5_beats_alibi_on_the_exact_offset_and_markov_and_loses_on_recency_and_
     assert np.all(study_differences("markov", "t5", "alibi", 256, "unseen") < 0)
     assert np.all(study_differences("recent-marker", "t5", "alibi", 256, "unseen") < 0)
     assert np.all(text_differences("t5", "alibi", 1024) > 0)
+    mean, low, high = paired_interval(text_differences("t5", "alibi", 1024))  # ledger 08.4
+    assert [f"{v:.3f}" for v in (mean, low, high)] == ["1.082", "0.987", "1.177"]
     assert np.all(text_change("t5") > 1)
     assert np.all(np.abs(text_change("alibi")) < 0.05)
 

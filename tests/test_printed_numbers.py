@@ -100,7 +100,11 @@ EXEMPT = {
         " committed run",
     },
     "07": {},
-    "08": {"3.1": "a model's version number (Llama 3.1, in the table of today's models)"},
+    "08": {
+        "3.1": "a model's version number (Llama 3.1, in the table of today's models)",
+        "1.5": "96 / 64: where chapter 7's bins of 16 show RoPE breaking, as a multiple of its training"
+        " length (ledger 07.3, printed there)",
+    },
 }
 
 NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+(?:\.\d+)*|\d+)(%?)(?![\w])")
