@@ -115,6 +115,7 @@ def use_house_style():
 
 
 DENSITY = 2  # image pixels per CSS pixel of a notebook's static figure
+PNG_LEVEL = 6  # zlib level of a static figure's PNG (9 packs 2% smaller, 4 times slower)
 
 
 def figure_png(fig, *, density=DENSITY):
@@ -160,13 +161,14 @@ def figure_png(fig, *, density=DENSITY):
     if density > 4:
         raise ValueError(f"figure_png: density must be 1 to 4, got {density}")
     drawn = io.BytesIO()
-    fig.canvas.print_figure(
+    fig.canvas.print_figure(  # an uncompressed PNG: only read back here, so no time spent packing it
         drawn,
         format="png",
         dpi=fig.dpi * density,
         bbox_inches="tight",
         facecolor=fig.get_facecolor(),
         edgecolor=fig.get_edgecolor(),
+        pil_kwargs={"compress_level": 0},
     )
     image = Image.open(drawn)
     if image.mode == "RGBA" and image.getchannel("A").getextrema() == (255, 255):
@@ -174,7 +176,8 @@ def figure_png(fig, *, density=DENSITY):
         # make the PNG about 2.4 times smaller, which keeps a 2x figure near its 1x bytes.
         image = image.convert("RGB").quantize(colors=256)
     buffer = io.BytesIO()
-    image.save(buffer, format="png", optimize=True)  # no text chunks: no matplotlib version
+    # zlib's default level: the same pixels, 2% more bytes than level 9 in a quarter of the time
+    image.save(buffer, format="png", compress_level=PNG_LEVEL)  # no text chunks: no version
     width, height = image.size
     return buffer.getvalue(), (width // density, height // density)
 

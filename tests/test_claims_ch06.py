@@ -674,7 +674,7 @@ def live():
 
 @pytest.mark.slow
 def test_the_live_models_reproduce_the_committed_records(study, live):
-    """06: the six live lookback-3 models reproduce the committed seed-0 records exactly."""
+    """06: the six lookback-3 models, trained again, reproduce the committed seed-0 records exactly."""
     committed = select(study[0], task="lookback-3", config=WIDE, seed=0, region=None)
     measured = [r for scheme in experiments.SCHEMES for r in live[scheme]["records"]]
     assert len(measured) == 42

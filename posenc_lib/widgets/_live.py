@@ -11,6 +11,7 @@ from PIL import Image
 from traitlets import TraitError, Unicode  # ipywidgets' own dependency: its values are traits
 
 from .._checks import check_bool, check_choice, check_int, check_real, short
+from ..style import PNG_LEVEL
 
 
 class FrameImage(widgets.Image):
@@ -149,7 +150,7 @@ class LiveFigure:
 
         The high-density frame, shown at its size on the page (the output's width and height,
         as every figure of the course: `~posenc_lib.plots.figure_png`), re-encoded with 256
-        colours and full compression (slower than a slider step can afford, smaller to commit).
+        colours and zlib's default level (slower than a slider step can afford, smaller to commit).
         """
         from IPython.display import Image as PNG
 
@@ -158,7 +159,7 @@ class LiveFigure:
         else:  # frames drawn at 1x (their live view is drawn in the page): draw this one at 2x
             frame = self._drawn_at_twice_the_size()
         buffer = io.BytesIO()
-        frame.quantize(colors=256).save(buffer, format="png", optimize=True)
+        frame.quantize(colors=256).save(buffer, format="png", compress_level=PNG_LEVEL)
         width, height = self.shown_size
         return PNG(buffer.getvalue(), width=width, height=height)
 
