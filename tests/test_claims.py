@@ -66,11 +66,11 @@ def test_at_position_7_the_widget_checks_hand_has_turned_401_degrees():
 
 
 def test_the_first_checker_answers_each_shown_answer_with_what_to_fix():
-    """00: None is told it returns nothing, np.arange(9) its shape (9,) against (10,), np.arange(10)
+    """00: None is told to make way for an array, np.arange(9) its shape (9,) against (10,), np.arange(10)
     that it holds integers where floats are asked; np.arange(10, dtype=float) passes."""
     from posenc_lib.exercises import ch00
 
-    assert "forget to `return`" in ch00.q1.evaluate(None).message
+    assert "replace None with a numpy array" in ch00.q1.evaluate(None).message
     assert "shape (9,), but shape (10,)" in ch00.q1.evaluate(np.arange(9)).message
     assert "integers" in ch00.q1.evaluate(np.arange(10)).message
     assert ch00.q1.evaluate(np.arange(10, dtype=float)).passed

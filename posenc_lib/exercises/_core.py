@@ -131,14 +131,21 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
     --------
     >>> print(compare_arrays(np.zeros((2, 3)), np.zeros((2, 4))))
     Not yet. Your answer has shape (2, 3), but shape (2, 4) was expected.
+    >>> print(compare_arrays(None, np.zeros(3)))
+    Not yet. Your answer is still None: replace None with a numpy array.
+    >>> print(compare_arrays("2", 2.0))
+    Not yet. Your answer is a str ('2'); expected a number.
     >>> compare_arrays([1.0, 2.0], np.array([1.0, 2.0])) is None
     True
     """
     expected = np.asarray(expected)
-    if answer is None:
+    kind = "a number" if expected.ndim == 0 else "a numpy array"
+    if answer is None and what.startswith("the result of"):
         return Feedback(False, f"{what} is None: did you forget to `return` the result?")
+    if answer is None:
+        return Feedback(False, f"{what} is still None: replace None with {kind}.")
     if isinstance(answer, (str, bytes, dict, set)) or callable(answer):
-        return Feedback(False, f"{what} is {_describe(answer)}; expected a numpy array.")
+        return Feedback(False, f"{what} is {_describe(answer)}; expected {kind}.")
     try:
         with warnings.catch_warnings():  # numpy < 1.24 warns on ragged lists; the feedback says it
             warnings.simplefilter("ignore")

@@ -237,10 +237,11 @@ q3b = _symmetry(
     "causal",
     "Apply a causal mask (query i sees keys j <= i), still without positions.",
     "breaks",
-    "Look again: the first token can now see only itself, the last token sees everything. Which "
-    "token sits first changes what each output is built from.",
-    "Right: a causal mask gives each position a different set of visible keys, so position leaks "
-    "in even without position vectors.",
+    "Look again: swap 'dog' and 'man' under the mask, and each moved word sees other words than "
+    "before (A's 'dog' saw only 'the' and itself; B's 'dog', now fourth, also sees 'man'). The "
+    "outputs are built from other keys, not merely shuffled.",
+    "Right: no shuffle that moves a word carries the causal mask onto itself, so a moved word "
+    "sees other words than before, and position leaks in even without position vectors.",
     goal=4,
 )
 q3c = _symmetry(
