@@ -640,7 +640,7 @@ def adopt(sweep, new):
     >>> adopt(realtext.REALTEXT, "no-such-run")
     Traceback (most recent call last):
     ...
-    ValueError: adopt: results.json: missing from no-such-run; curves.json: missing from no-such-run; witness-pydoc-topics-sinusoidal-2L-4x16+mlp-seed0.npz: missing from no-such-run
+    ValueError: adopt: results.json: missing from no-such-run; curves.json: missing from no-such-run; training.json: missing from no-such-run; witness-pydoc-topics-sinusoidal-2L-4x16+mlp-seed0.npz: missing from no-such-run
     """
     new = Path(new)
     found = differences(sweep, new) or stale_provenance(sweep, new)

@@ -521,7 +521,7 @@ def test_adopt_takes_a_new_run_whose_records_and_witnesses_are_the_same(tmp_path
     restamped(new / "results.json", versions={"python": "3.99"})
     assert provenance.differences(spec, new) == []
     written = provenance.adopt(spec, new)
-    assert [p.name for p in written] == ["results.json", "curves.json"]
+    assert [p.name for p in written] == ["results.json", "curves.json", "training.json"]
     assert provenance.load_provenance(spec.directory / "results.json")["versions"] == {
         "python": "3.99"
     }
@@ -556,7 +556,9 @@ def test_the_command_line_checks_every_sweep_and_adopts_a_run(tmp_path, monkeypa
     assert capsys.readouterr().out == "study: current\nstudy-budget: current\nrealtext: current\n"
     spec, new = committed_copy(tmp_path, monkeypatch)
     assert committed.main(["adopt", "realtext", str(new)]) == 0
-    assert capsys.readouterr().out == "adopted results.json\nadopted curves.json\n"
+    assert capsys.readouterr().out == (
+        "adopted results.json\nadopted curves.json\nadopted training.json\n"
+    )
     (new / "results.json").unlink()
     assert committed.main(["adopt", "realtext", str(new)]) == 1
     assert capsys.readouterr().out.startswith("adopt: results.json: missing from ")
