@@ -8,6 +8,8 @@ records (`extension_summary`, `extension_table`). `yarn_config_with_ramp` runs Y
 an intervention on the one difference between the two published forms.
 """
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from ._checks import check_array, check_choice, check_int, check_real, short
@@ -102,6 +104,79 @@ def yarn_config_with_ramp(config, factor, ramp):
             f"{func}: the model cannot run this ramp (not a clipped line in turns): {gamma}"
         )
     return new
+
+
+@contextmanager
+def rope_pair_speeds(shares, *, temperature=1.0):
+    """Run every RoPE model with each pair's speed scaled by ``shares``: an intervention.
+
+    Inside the ``with`` block, RoPE pair i turns ``shares[i]`` times as fast as the model's
+    base makes it (positions as the configuration says, no YaRN ramp), and queries and keys
+    are multiplied by ``temperature`` (YaRN's attention factor multiplies both, so the
+    logits by its square). No published method slows the pairs this way; chapter 6 uses it
+    to change one pair at a time (only pair 1, or YaRN's speeds without its temperature).
+    On leaving the block RoPE is restored.
+
+    Parameters
+    ----------
+    shares : array_like, shape (head_dim / 2,)
+        Each pair's speed as a share of its trained speed (> 0), fastest pair first.
+    temperature : float
+        Multiplies queries and keys (> 0; 1: none).
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    ValueError
+        If a share or the temperature is not positive, or (when a model runs) ``shares`` does
+        not hold one value per pair of its head.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import make_config
+    >>> from posenc_lib.model import init_params, forward
+    >>> from posenc_lib.tasks import lookback
+    >>> config = make_config(lookback(3), "rope")
+    >>> params = init_params(config, seed=0)
+    >>> tokens = np.arange(12).reshape(1, 12) % 16
+    >>> with rope_pair_speeds(np.ones(4)):  # every pair at its trained speed: nothing changes
+    ...     same = forward(params, tokens, config)
+    >>> bool(np.allclose(same, forward(params, tokens, config)))
+    True
+    >>> with rope_pair_speeds([1, 0.25, 1, 1]):  # only pair 1 four times slower
+    ...     slower = forward(params, tokens, config)
+    >>> bool(np.allclose(slower, same))
+    False
+    """
+    from . import model
+    from .rope import interpolate_positions, rope_frequencies, rope_tables
+
+    func = "rope_pair_speeds"
+    speeds = check_array(func, "shares", shares, ndim=1)
+    if np.any(~np.isfinite(speeds)) or np.any(speeds <= 0):
+        raise ValueError(f"{func}: shares must be positive, got {speeds}")
+    temperature = check_real(func, "temperature", temperature, greater_than=0)
+
+    def rotation(config, t):
+        if speeds.shape != (config.head_dim // 2,):
+            raise ValueError(
+                f"{func}: shares must hold head_dim / 2 = {config.head_dim // 2} values, "
+                f"got {speeds.size}"
+            )
+        positions = interpolate_positions(np.arange(t), config.rope_positions_scale)
+        frequencies = speeds * rope_frequencies(config.head_dim, base=config.base)
+        cos, sin = rope_tables(positions, config.head_dim, frequencies=frequencies)
+        return (temperature * cos).astype(model.DTYPE), (temperature * sin).astype(model.DTYPE)
+
+    saved = model.SCHEME_PARTS["rope"]
+    model.SCHEME_PARTS["rope"] = model.Scheme(rotation=rotation)
+    try:
+        yield
+    finally:
+        model.SCHEME_PARTS["rope"] = saved
 
 
 def extension_variants(config, factor):
