@@ -1,5 +1,6 @@
-"""Small notebook helpers: show library source, print differences stably, report the environment."""
+"""Small notebook helpers: source, stable differences, the environment, progress in place."""
 
+import contextlib
 import inspect
 import platform
 from importlib import metadata
@@ -146,3 +147,66 @@ def environment_report():
         )
         for name, version, minimum, _ in rows
     ]
+
+
+class _LineInPlace:
+    """A file for tqdm that shows its latest line as one notebook output, blank when done."""
+
+    def __init__(self):
+        from IPython.display import display
+
+        self.handle = display({"text/plain": ""}, raw=True, display_id=True)
+
+    def write(self, text):
+        line = text.rsplit("\r", 1)[-1].strip()
+        if text.strip() or "\r" in text:  # tqdm clears a finished bar with a blank line
+            self.handle.update({"text/plain": line}, raw=True)
+
+    def flush(self):
+        pass
+
+
+@contextlib.contextmanager
+def progress_in_place():
+    """Show the progress bars opened inside as one line of text, updated in place, gone when done.
+
+    In a notebook, ``train(..., progress=True)`` (and any ``tqdm.auto`` bar opened inside) then
+    says what it does and how far it is while the cell runs, and leaves an empty output behind
+    instead of a widget or changing text, so the saved notebook and its output check (nbval) see
+    the same thing on every run. Outside IPython the bars are tqdm's own.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> from tqdm.auto import tqdm
+    >>> with progress_in_place():
+    ...     total = sum(tqdm(range(3), disable=True))
+    >>> total
+    3
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: tqdm's own bars
+        get_ipython = None
+    shell = get_ipython() if get_ipython is not None else None
+    if shell is None or not hasattr(shell, "display_formatter"):
+        yield
+        return
+    import tqdm.auto
+    from tqdm.std import tqdm as text_bar
+
+    original = tqdm.auto.tqdm
+
+    def in_place(*args, **kwargs):
+        kwargs.setdefault("file", _LineInPlace())
+        kwargs.setdefault("ascii", False)
+        return text_bar(*args, **kwargs)
+
+    tqdm.auto.tqdm = in_place
+    try:
+        yield
+    finally:
+        tqdm.auto.tqdm = original

@@ -90,6 +90,14 @@ def make(directory=DIRECTORY, *, workers=2):
     -------
     list of Path
         The files written.
+
+    Examples
+    --------
+    Training six models takes about 15 s on two cores, too long for a doctest:
+
+    >>> paths = make("/tmp/study-models")  # doctest: +SKIP
+    >>> [path.name for path in paths]  # doctest: +SKIP
+    ['models.npz', 'provenance.json']
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -190,6 +198,11 @@ def score(models):
 
 def stale(directory=DIRECTORY):
     """List what no longer matches between the committed models' provenance and the code (empty: current).
+
+    Parameters
+    ----------
+    directory : str or Path
+        Where `make` wrote the models (default: the committed ones, inside the package).
 
     Returns
     -------
