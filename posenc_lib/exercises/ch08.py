@@ -536,22 +536,25 @@ QUESTIONS = [
         "that a model trained on 32-token inputs works on 256-token inputs?",
         {
             "a": (
-                "Yes: every position has a well-defined encoding, so the model carries over",
+                "Yes, as long as the formula is used unchanged: every position has a "
+                "well-defined encoding, so what the model learnt carries over",
                 "No: defined is not trained. Past position 31 the model meets vectors (or "
                 "rotation angles) it never saw, and nothing guarantees what it does with them.",
             ),
             "b": (
-                "No: a model can never run past its training length",
+                "No: a model cannot be run on inputs longer than those it was trained on",
                 "No: that is the learned table's hard wall. Sinusoidal and RoPE models run at "
                 "any length; the question is how well.",
             ),
             "c": (
-                "No: the model runs there, and only a measurement at 256 tells how well",
+                "No: a formula defines the inputs at 256, not what the trained model does with "
+                "them; that takes a measurement",
                 "Right: 'defined everywhere' and 'generalises' are different claims; chapter 6 "
                 "measures the second.",
             ),
             "d": (
-                "Yes for RoPE, no for sinusoidal: RoPE's scores depend only on the offset",
+                "Yes for RoPE, if not for sinusoidal: RoPE's scores depend only on the offset, "
+                "so what it learnt about offsets applies at any position",
                 "No: the scores depend only on the offset, but at 256 tokens the offsets reach "
                 "255, and the model was trained on offsets up to 31 only.",
             ),
@@ -713,7 +716,12 @@ QUESTIONS = [
             ),
         },
         "b",
-        "RoPE was published in 2021 (the RoFormer paper). Which of these models came after it?",
+        (
+            "Which of these models add a vector to each token before the first layer, and which "
+            "act inside attention instead?",
+            "Chapter 8's table of today's models and chapters 2-4 say what each adds: a learned "
+            "table, sinusoids, or a rotation of queries and keys.",
+        ),
     ),
     _question(
         "cost",
@@ -747,7 +755,11 @@ QUESTIONS = [
             ),
         },
         "c",
-        "Write down the shape of what each scheme adds or changes for an input of T tokens.",
+        (
+            "Recall where each scheme acts: on the token vectors, on the queries and keys, or on "
+            "the scores (chapters 2-5).",
+            "Write down the shape of what each scheme adds or changes for an input of T tokens.",
+        ),
     ),
 ]
 
