@@ -999,15 +999,19 @@ CHOICES = {key: e for key, e in EXERCISES.items() if isinstance(e, ChoiceExercis
 
 
 def near_misses(exercise):
-    """Every other option, and answers that only look like the key: "(b)", "b)", two keys at once,
-    the key's label text (unless it is the key itself, as "True" for "true"), the placeholder "?"
-    and nothing."""
+    """Every other option, written plainly and as a prompt lists it ("(c)", "c)"), and answers
+    that only look like the key: two keys at once, the key's label text (unless it is the key
+    itself, as "True" for "true"), the placeholder "?" and nothing."""
     key = str(exercise.correct)
     others = [option for option in exercise.options if option != exercise.correct]
-    looks_like_key = [f"({key})", f"{key})", f"{key}, {others[0]}", f"{key}{others[0]}", "?", ""]
+    listed = [form for other in others for form in (f"({other})", f"{other})")]
+    looks_like_key = [f"{key}, {others[0]}", f"{key}{others[0]}", f"({key}", "?", ""]
+    return others + listed + looks_like_key + _spelled_out(exercise, key)
+
+
+def _spelled_out(exercise, key):
     label = exercise.labels.get(exercise.correct, key)
-    spelled_out = [label] if label.strip().lower() != key.strip().lower() else []
-    return others + looks_like_key + spelled_out
+    return [label] if label.strip().lower() != key.strip().lower() else []
 
 
 @pytest.mark.parametrize("key", CHOICES)
@@ -1016,3 +1020,12 @@ def test_a_choice_question_rejects_every_other_option_and_every_near_miss(key):
     for answer in near_misses(exercise):
         assert_rejected_with_feedback(exercise, answer, f"the answer {answer!r}")
     assert exercise.evaluate(exercise.correct).passed
+
+
+@pytest.mark.parametrize("key", CHOICES)
+def test_a_choice_question_accepts_the_key_as_its_prompt_lists_it(key):
+    """The prompts list options as "(a) ...": "(b)", "b)" and " (B) " count as the option."""
+    exercise = CHOICES[key]
+    option = str(exercise.correct)
+    for answer in (f"({option})", f"{option})", f" ({option.upper()}) "):
+        assert exercise.evaluate(answer).passed, answer

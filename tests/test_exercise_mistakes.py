@@ -650,6 +650,22 @@ def gap(records, task, scheme):
     at_longest = [r["value"] for r in rows if r["eval_len"] == longest and r["region"] == "all"]
     return np.mean(at_longest) - np.mean(at_train)
 """,
+    "ch06.gap.8": """
+def gap(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    train_len = rows[0]["train_len"]
+    before = np.mean([r["value"] for r in rows if r["eval_len"] == train_len])
+    after = np.mean([r["value"] for r in rows if r["eval_len"] > train_len and r["region"] == "unseen"])
+    return after - before
+""",
+    "ch06.gap.9": """
+def gap(records, task, scheme):
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    longest = max(r["eval_len"] for r in rows)
+    at_train = [r["value"] for r in rows if r["eval_len"] == r["train_len"]]
+    at_longest = [r["value"] for r in rows if r["eval_len"] == longest and r["region"] == "unseen"]
+    return np.median(at_longest) - np.median(at_train)
+""",
     # -- chapter 7 ----------------------------------------------------------------------------
     "ch07.bits_per_char.0": """
 def bits_per_char(loss):

@@ -11,6 +11,7 @@ work; a result that matches a known mistake (a `Mistake`) gets that mistake name
 import copy
 import inspect
 import math
+import re
 import textwrap
 import warnings
 from dataclasses import dataclass, field
@@ -710,7 +711,8 @@ class ValueExercise(Exercise):
 class ChoiceExercise(Exercise):
     """The learner picks one of ``options`` (a dict: option -> explanation); ``correct`` is right.
 
-    Options are compared case-insensitively as strings, so ``True``/"true" or 2/"2" both work.
+    Options are compared case-insensitively as strings, so ``True``/"true" or 2/"2" both work,
+    and an option written as a prompt lists it, "(b)" or "b)", counts as "b".
 
     Parameters
     ----------
@@ -744,6 +746,8 @@ class ChoiceExercise(Exercise):
     ...     options={"heads": "Right: heads.", "tails": "No: it landed heads."}, correct="heads")
     >>> coin.evaluate("Heads").passed, coin.evaluate("tails").message
     (True, 'No: it landed heads.')
+    >>> coin.evaluate("(heads)").passed, coin.evaluate("heads)").passed  # as a prompt lists options
+    (True, True)
     """
 
     options: dict = field(default_factory=dict)
@@ -754,7 +758,10 @@ class ChoiceExercise(Exercise):
         key = {str(k).strip().lower(): k for k in self.options}
         if isinstance(answer, float) and math.isnan(answer):
             answer = None
-        chosen = key.get(str(answer).strip().lower()) if answer is not None else None
+        text = str(answer).strip().lower() if answer is not None else None
+        chosen = key.get(text) if text is not None else None
+        if chosen is None and text is not None:  # written as the prompt lists it: "(b)", "b)"
+            chosen = key.get(re.sub(r"^\((.*)\)$|^(.*)\)$", r"\1\2", text).strip())
         if chosen is None:
             listed = ", ".join(repr(k) for k in self.options)
             return Feedback(False, f"answer with one of {listed}; got {_describe(answer)}.")

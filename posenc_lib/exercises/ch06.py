@@ -51,6 +51,27 @@ def _variant(records, task, scheme, *, short="train", long="longest", regions=("
     return _mean(rows, stop, regions) - _mean(rows, start, ("all",))
 
 
+def _every_longer_length(records, task, scheme):
+    """The 'unseen' values averaged over every length past the training length, not the longest."""
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    train_len = rows[0]["train_len"]
+    longer = [r["value"] for r in rows if r["eval_len"] > train_len and r["region"] == "unseen"]
+    if not longer or None in longer:
+        raise ValueError("no value to average past the training length")
+    return float(np.mean(longer)) - _mean(rows, train_len, ("all",))
+
+
+def _medians(records, task, scheme):
+    """The median over seeds at each of the two lengths instead of the mean."""
+    rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+    longest = max(r["eval_len"] for r in rows)
+    at_train = [r["value"] for r in rows if r["eval_len"] == r["train_len"]]
+    at_longest = [r["value"] for r in rows if r["eval_len"] == longest and r["region"] == "unseen"]
+    if None in at_train + at_longest:
+        raise ValueError("no value at that length")
+    return float(np.median(at_longest) - np.median(at_train))
+
+
 def _ratio(records, task, scheme):
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
     longest = max(r["eval_len"] for r in rows)
@@ -223,6 +244,17 @@ q1 = _GapExercise(
             "what it averages are positions the model was trained on: the average section 2 "
             "warns against. Keep only r['region'] == 'unseen' at the longest length.",
             lambda records, task, scheme: _variant(records, task, scheme, regions=("all",)),
+        ),
+        Mistake(
+            "your gap averages the 'unseen' values over every length past the training length; "
+            "the exercise asks for the longest length only (max(r['eval_len'])), where the "
+            "unseen positions lie furthest from the trained ones.",
+            _every_longer_length,
+        ),
+        Mistake(
+            "your gap takes the median over seeds at each length; the exercise asks for the mean "
+            "(np.mean), the average the chapter reads and the paired intervals are built on.",
+            _medians,
         ),
     ),
     success=(
