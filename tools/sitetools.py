@@ -339,6 +339,11 @@ def _is_progress_bar(output):
     return bool(PROGRESS_RE.search(output.get("data", {}).get("text/plain", "")))
 
 
+def _is_blank(output):
+    """Say whether an output shows nothing (the line `posenc_lib.display.progress_in_place` leaves)."""
+    return output.get("output_type") == "display_data" and output.get("data") == {"text/plain": ""}
+
+
 def _has_image(cell):
     return any(
         key.startswith("image/") for out in cell.get("outputs", []) for key in out.get("data", {})
@@ -350,7 +355,8 @@ def site_notebook(nb, notebook_name, url=None):
 
     Badge line -> launch bar; widget outputs -> a note with the launch links; every figure gets
     alt text (its cell's ``mystnb.image.alt``, else a fallback naming its section); the code of a
-    going-deeper block starts folded (``hide-input``).
+    going-deeper block starts folded (``hide-input``); blank outputs (a finished progress line)
+    are left out.
     """
     import nbformat
 
@@ -366,6 +372,8 @@ def site_notebook(nb, notebook_name, url=None):
         if cell.cell_type != "code":
             continue
         cell.source = reader_code(cell.source)
+        if "outputs" in cell:  # a finished progress line is blank: no empty box on the page
+            cell.outputs = [out for out in cell.outputs if not _is_blank(out)]
         tags = cell.metadata.setdefault("tags", [])
         if "going-deeper" in tags and "hide-input" not in tags:
             tags.append("hide-input")  # a going-deeper block's code starts folded, as in JupyterLab
