@@ -38,6 +38,7 @@ from posenc_lib.exercises import (
 from posenc_lib.exercises._core import _fmt_pair, compare_arrays
 from posenc_lib.learned import LearnedPositions, cosine_similarity
 from posenc_lib.realtext import load_sweep, position_bits, windows
+from posenc_lib.rope import dynamic_ntk_frequencies, llama3_frequencies
 from posenc_lib.tasks import lookback
 
 EXERCISES = list(all_exercises())
@@ -632,7 +633,8 @@ def _words(text):
 
 @pytest.mark.parametrize("question", ch08.QUESTIONS, ids=lambda q: q.name)
 def test_no_hint_gives_the_answer_away(question):
-    hint, label = question.hint_text.lower(), question.labels[question.correct].lower()
+    hint = " ".join(question.hints).lower()  # every tier
+    label = question.labels[question.correct].lower()
     prompt = question.prompt.lower()
     assert label not in hint
     assert not re.search(rf"['\"]{re.escape(str(question.correct))}['\"]", hint)
@@ -790,6 +792,25 @@ def _():
     return "fastest keeps"
 
 
+@evidence("dynamic_short")
+def _():
+    d = 64  # a prompt shorter than the trained 4,096 tokens: dynamic NTK keeps the trained speeds
+    assert np.array_equal(dynamic_ntk_frequencies(d, 2.0, 4096, 1000), rope_frequencies(d))
+    assert not np.allclose(dynamic_ntk_frequencies(d, 2.0, 4096, 8192), rope_frequencies(d))
+    return "trained with, unchanged"
+
+
+@evidence("llama3_fast")
+def _():
+    d, base = 128, 500000.0
+    theta = rope_frequencies(d, base=base)
+    kept = llama3_frequencies(d, 8.0, 8192, base=base) / theta
+    wavelengths = 2 * np.pi / theta
+    assert np.all(kept[wavelengths < 2048] == 1.0)  # more than 4 turns over 8,192: kept
+    assert np.any((wavelengths > 900) & (wavelengths < 1100))  # a pair near 1,000 exists
+    return "left as trained"
+
+
 @evidence("slopes12")
 def _():
     np.testing.assert_allclose(np.log2(alibi_slopes(12))[8:], [-0.5, -1.5, -2.5, -3.5])
@@ -826,7 +847,7 @@ def _():
     assert np.all(np.isfinite(pe))  # defined at every position ...
     nearest = np.min(np.linalg.norm(pe[32:, None] - pe[None, :32], axis=-1), axis=1)
     assert np.all(nearest > 0.1)  # ... but positions past 31 are inputs training never showed
-    return "only a measurement at 256 tells how well"
+    return "that takes a measurement"
 
 
 @evidence("interpolation")

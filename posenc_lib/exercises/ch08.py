@@ -413,6 +413,80 @@ QUESTIONS = [
         "a",
         "Write theta_i = base^(-2i/d) for i = 0 and for i = d/2 - 1 with the new base.",
     ),
+    _question(
+        "dynamic_short",
+        "04",
+        "predict",
+        "A model trained at 4,096 tokens runs with dynamic NTK (Hugging Face's rope_type "
+        "'dynamic', factor 2) on a fresh layer. A user sends a prompt of 1,000 tokens. Predict "
+        "each pair's speed while that prompt is read.",
+        {
+            "a": (
+                "Every pair slowed by 2, the factor",
+                "No: that is position interpolation by 2. Dynamic NTK computes its base from "
+                "the current length, and below the trained length it keeps the trained base.",
+            ),
+            "b": (
+                "The slow pairs slowed and the fast ones kept, as NTK-aware scaling by 2",
+                "No: static NTK scaling would do that at every length; dynamic NTK only starts "
+                "to raise the base once the sequence is longer than 4,096 tokens.",
+            ),
+            "c": (
+                "Faster than trained: a prompt shorter than 4,096 shrinks the base",
+                "No: the length it uses is never below the trained one, so the base never "
+                "falls below the trained base.",
+            ),
+            "d": (
+                "The speeds it was trained with, unchanged",
+                "Right: at n <= L the base is the trained one, so a short prompt reads exactly "
+                "as in training; the base grows only as the sequence passes 4,096 (chapter 4).",
+            ),
+        },
+        "d",
+        (
+            "Dynamic NTK recomputes the base from the sequence's length: what is that length "
+            "here, next to the trained one?",
+            "Chapter 4's going-deeper block on today's recipes gives the base at n tokens; try "
+            "n = 1,000 and L = 4,096.",
+        ),
+    ),
+    _question(
+        "llama3_fast",
+        "04",
+        "predict",
+        "Llama 3.1's scaling with factor 8, low_freq_factor 1, high_freq_factor 4 and an "
+        "original context of 8,192. One pair has a wavelength of 1,000 positions: it turns about "
+        "8 times over the original context. Predict the speed it keeps.",
+        {
+            "a": (
+                "1/8 of its speed: the factor slows every pair",
+                "No: that is position interpolation. Llama 3.1's recipe slows by the whole "
+                "factor only the pairs that turn less than once over 8,192 positions.",
+            ),
+            "b": (
+                "A blend between 1/8 and its full speed",
+                "No: the blend is for pairs that turn between 1 and 4 times over 8,192 "
+                "positions (wavelengths from 2,048 to 8,192); this one turns about 8 times.",
+            ),
+            "c": (
+                "1/4 of its speed, from the high_freq_factor",
+                "No: the two factors are thresholds in turns over the original context, not "
+                "slow-downs.",
+            ),
+            "d": (
+                "All of it: the pair is left as trained",
+                "Right: its wavelength, 1,000, is below 8,192 / 4 = 2,048, so it turns more "
+                "than 4 times in the original context and keeps its speed (chapter 4, q7).",
+            ),
+        },
+        "d",
+        (
+            "Count the pair's turns over the original context and compare them with the two "
+            "thresholds.",
+            "Pairs with a wavelength below L / high_freq_factor keep their speed; above "
+            "L / low_freq_factor they are slowed by the factor; in between they blend.",
+        ),
+    ),
     # -- chapter 05: ALiBi -----------------------------------------------------------------------
     _question(
         "slopes12",
