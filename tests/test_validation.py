@@ -298,6 +298,7 @@ VALID = {
     "show_source": {"obj": np.eye},
     "format_difference": {"value": 0.5, "bound": 1e-12},
     "environment_report": {},
+    "progress_in_place": {},
 }
 
 # Containers with no behaviour of their own: their fields are checked where they are made.
