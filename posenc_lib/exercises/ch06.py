@@ -52,7 +52,7 @@ def _variant(records, task, scheme, *, short="train", long="longest", regions=("
 
 
 def _every_longer_length(records, task, scheme):
-    """The 'unseen' values averaged over every length past the training length, not the longest."""
+    """Return the gap with the 'unseen' values averaged over every longer length, not the longest."""
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
     train_len = rows[0]["train_len"]
     longer = [r["value"] for r in rows if r["eval_len"] > train_len and r["region"] == "unseen"]
@@ -62,7 +62,7 @@ def _every_longer_length(records, task, scheme):
 
 
 def _medians(records, task, scheme):
-    """The median over seeds at each of the two lengths instead of the mean."""
+    """Return the gap with the median over seeds at each of the two lengths instead of the mean."""
     rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
     longest = max(r["eval_len"] for r in rows)
     at_train = [r["value"] for r in rows if r["eval_len"] == r["train_len"]]
