@@ -273,6 +273,17 @@ def _():
     return f"{better('sinusoidal')} is better for sinusoidal, {better('alibi')} is better for ALiBi"
 
 
+@evidence("split_by_topic")
+def _():
+    from posenc_lib.corpus import read_topics, split_topics
+
+    topics = read_topics()["topics"]
+    train, validation = split_topics(topics)  # the split by topic alone, before any passage is cut
+    assert "else" in validation
+    read = any(topics["else"] in topics[name] for name in train)
+    return "has read those characters" if read else "never saw the topic"
+
+
 def _option_texts(exercise):
     """Each option's words: from the prompt for lettered options, '(a) ...;', else the key."""
     described = dict(re.findall(r"\((\w)\) ([^;]*)", exercise.prompt))

@@ -927,6 +927,12 @@ WRONG_VALUES = {
         ("half of sqrt(d_model)", "length = np.sqrt(8) / 2"),
         ("one pair left out of the squared length", "length = np.sqrt(3)"),
     ],
+    "ch07.rope_pairs_turning": [
+        ("the pairs that turn more than two circles", "answer_turning = 2"),
+        ("the share of the pairs, not their number", "answer_turning = 3 / 8"),
+        ("the circles pair 2 turns", "answer_turning = 64 * 0.1 / (2 * np.pi)"),
+        ("the circles pair 0 turns", "answer_turning = 64 / (2 * np.pi)"),
+    ],
 }
 
 FUNCTION_CASES = [

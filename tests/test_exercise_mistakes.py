@@ -695,6 +695,17 @@ def perplexity_to_bits(perplexity):
 def perplexity_to_bits(perplexity):
     return np.log(perplexity) / np.log(10)
 """,
+    "ch07.rope_pairs_turning.0": """
+theta = 10000 ** (-np.arange(8) / 16)
+answer_turning = int(np.sum(64 * theta / (2 * np.pi) >= 1))
+""",
+    "ch07.rope_pairs_turning.1": """
+theta = 10000 ** (-2 * np.arange(8) / 16)
+answer_turning = int(np.sum(64 * theta >= 1))
+""",
+    "ch07.rope_pairs_turning.2": """
+answer_turning = 8  # every pair turns as the position grows
+""",
 }
 
 MISTAKES = {

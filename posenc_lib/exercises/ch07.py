@@ -5,7 +5,8 @@ import math
 import numpy as np
 
 from ..corpus import bits_per_char
-from ._core import ChoiceExercise, FunctionExercise, Mistake
+from ..rope import rope_frequencies
+from ._core import ChoiceExercise, FunctionExercise, Mistake, ValueExercise
 
 
 class _RoundedFactor(Mistake):
@@ -41,8 +42,10 @@ q1 = FunctionExercise(
         "number and for a numpy array of losses."
     ),
     hint_text=(
-        "A bit is a logarithm to base 2, a nat one to base e. log2(x) = ln(x) / ln(2), so the "
-        "same holds for a whole cross-entropy: divide by math.log(2)."
+        "A bit is a logarithm to base 2, a nat one to base e: the loss is the same quantity, "
+        "measured with another base of logarithm. How does a logarithm change its base?",
+        "log2(x) = ln(x) / ln(2), and the same holds for a whole cross-entropy: divide the loss "
+        "by math.log(2) (numpy divides an array entry by entry).",
     ),
     starter="""def bits_per_char(loss):
     # YOUR CODE HERE: a loss in nats per character, in bits per character
@@ -88,6 +91,7 @@ q1 = FunctionExercise(
         "A model that knew nothing would pay log2(103) = 6.69 bits for each of the corpus's 103 "
         "characters; 2 to the bits per character is the perplexity per character."
     ),
+    goal=2,
 )
 
 q2 = ChoiceExercise(
@@ -127,6 +131,7 @@ q2 = ChoiceExercise(
         "starved first characters of each chunk.",
     },
     correct="c",
+    goal=3,
 )
 
 q3 = FunctionExercise(
@@ -137,7 +142,10 @@ q3 = FunctionExercise(
         "per word of a model with that perplexity (a number or a numpy array), the first step "
         "to putting the paper's table beside ours."
     ),
-    hint_text="Perplexity is 2 to the cross-entropy in bits; undo the power with a logarithm.",
+    hint_text=(
+        "Perplexity is 2 to the cross-entropy in bits: which function undoes a power of 2?",
+        "Undo the power with a logarithm to base 2, np.log2, which works on numbers and arrays.",
+    ),
     starter="""def perplexity_to_bits(perplexity):
     # YOUR CODE HERE
     return perplexity""",
@@ -166,6 +174,88 @@ q3 = FunctionExercise(
         "15,512 words; its ALiBi model from 4.30 to 4.19. To compare with bits per character, "
         "multiply ours by the characters per word (section 6)."
     ),
+    goal=4,
 )
 
-EXERCISES = [q1, q2, q3]
+q4 = ChoiceExercise(
+    name="split_by_topic",
+    prompt=(
+        "Predict before reading on: every tenth help topic is held out as validation text, and "
+        "the help page of `else` (held out) is, character for character, the help page of `if` "
+        "(a training topic). A model trained on the training topics is scored on the validation "
+        "topics. What do its bits per character on the characters of `else` measure? (a) the "
+        "same as on any new text, since the model never saw the topic `else`; (b) less than on "
+        "new text: the model has read those characters in training, so the score there "
+        "measures memory, and flatters it; (c) more than on new text, since text seen twice "
+        "confuses a model; (d) nothing different, since a model trained on windows of 64 "
+        "characters cannot remember a whole page."
+    ),
+    hint_text=(
+        "Ask what held-out text is for: to score the model on text it has not read. Has it read "
+        "these characters, under another topic's name?"
+    ),
+    starter='answer_split = "?"  # "a", "b", "c" or "d"',
+    solution_code='answer_split = "b"',
+    answer_name="answer_split",
+    options={
+        "a": "No: the topic's name is new, but its characters are not. The model trained on the "
+        "page of `if`, which is the same text, so on `else` it is scored on text it has read.",
+        "b": "Right: a held-out score is only honest on text the model has not read. Pydoc's "
+        "topics repeat each other, so the split also cuts every passage shared with the "
+        "validation text out of the training text.",
+        "c": "No: a model has no trouble with text it has seen; it predicts it better, which is "
+        "why the score there would be too good, not too bad.",
+        "d": "No: it does not need to remember the whole page. Every window of 64 characters of "
+        "`else` is a window it trained on, so each next character is one it has learnt there.",
+    },
+    correct="b",
+    goal=1,
+)
+
+q5 = ValueExercise(
+    name="rope_pairs_turning",
+    prompt=(
+        "Chapter 4: RoPE turns pair i of a head of width d by theta_i = "
+        "10000 ** (-2 i / d) radians per position, i = 0 .. d/2 - 1. This chapter's heads are "
+        "16 wide, so they have 8 pairs. How many of the 8 pairs turn at least one full circle "
+        "(2 pi radians) within the 64 positions of training? Set answer_turning to that whole "
+        "number."
+    ),
+    hint_text=(
+        "Over 64 positions pair i turns 64 * theta_i radians; a full circle is 2 pi radians. "
+        "Count the pairs whose turn is at least one circle.",
+        "theta = 10000 ** (-2 * np.arange(8) / 16); count np.sum(64 * theta / (2 * np.pi) >= 1).",
+    ),
+    starter="answer_turning = None  # a whole number of pairs",
+    solution_code="""theta = 10000 ** (-2 * np.arange(8) / 16)
+answer_turning = int(np.sum(64 * theta / (2 * np.pi) >= 1))""",
+    answer_name="answer_turning",
+    expected=int(np.sum(64 * rope_frequencies(16) / (2 * np.pi) >= 1)),
+    mistakes=(
+        Mistake(
+            "you left out the 2 of the exponent (10000 ** (-i / 16)): the speeds fall twice as "
+            "slowly, so too many pairs turn. The exponent is -2 i / d with d = 16.",
+            lambda: 5,
+        ),
+        Mistake(
+            "you counted pairs that turn at least one radian (64 * theta >= 1), not one full "
+            "circle: divide the turn by 2 pi before comparing it with 1.",
+            lambda: 4,
+        ),
+        Mistake(
+            "not every pair turns a circle: the speeds fall geometrically, from 1 radian per "
+            "position for pair 0 to 10000 ** (-14 / 16) for pair 7, which turns far less than "
+            "a circle in 64 positions.",
+            lambda: 8,
+        ),
+    ),
+    success=(
+        "Pairs 0, 1 and 2 turn about 10, 3.2 and 1.02 circles; the other five turn less than "
+        "half a circle, so in training they never show the model what lies past half a turn. "
+        "Wider heads have more pairs; the variant of section 7 tests whether that helps."
+    ),
+    goal=4,
+    reuses=("04",),
+)
+
+EXERCISES = [q1, q2, q3, q4, q5]
