@@ -284,6 +284,38 @@ def _():
     return "has read those characters" if read else "never saw the topic"
 
 
+@evidence("turning_pairs")
+def _():
+    from posenc_lib.rope import pairs_completing_a_turn
+
+    turning = pairs_completing_a_turn(8, 32).tolist()  # a head of width 8, 32 training positions
+    return "only pair 0" if turning == [0] else f"pairs {turning}"
+
+
+@evidence("fair_test")
+def _():
+    records = load_study()[0]
+    lengths = {}
+    for r in records:  # every model: trained at 32, then the same parameters scored longer
+        key = (r["task"], r["scheme"], r["config"], r["seed"])
+        assert r["train_len"] == 32
+        lengths.setdefault(key, set()).add(r["eval_len"])
+    assert all(n == {32, 64, 128, 256} for n in lengths.values())
+    return "the same trained model"
+
+
+@evidence("read_interval")
+def _():
+    from posenc_lib.stats import paired_interval, t_quantile
+
+    spread = np.array([-1.0, 1.0] * 5)  # ten differences with mean +0.030 ...
+    half = 0.040  # ... and a half-width of 0.040: s = 0.040 sqrt(10) / t(0.975, 9)
+    d = 0.030 + spread * half * np.sqrt(10) / t_quantile(0.975, 9) * np.sqrt(9 / 10)
+    mean, low, high = paired_interval(d)
+    assert (round(mean, 3), round(low, 3), round(high, 3)) == (0.03, -0.01, 0.07)
+    return "not established" if low <= 0 <= high else "established"
+
+
 def _option_texts(exercise):
     """Each option's words: from the prompt for lettered options, '(a) ...;', else the key."""
     described = dict(re.findall(r"\((\w)\) ([^;]*)", exercise.prompt))

@@ -173,9 +173,13 @@ q1 = _GapExercise(
         "cannot run at the longest length (its value there is None)."
     ),
     hint_text=(
+        "Two numbers, each a mean over seeds: the score at the training length, and the score at "
+        "the longest length on the positions the model never saw. Which field of a record names "
+        "the training length, and which region holds only the unseen positions? And what comes "
+        "back when a scheme cannot run that long?",
         "Keep the records of that task and scheme; the training length is in r['train_len'] and "
         "the longest length is max(r['eval_len']). At the longest length keep only "
-        "r['region'] == 'unseen'. Average each group with np.mean, after checking for None."
+        "r['region'] == 'unseen'. Average each group with np.mean, after checking for None.",
     ),
     starter="""def gap(records, task, scheme):
     # YOUR CODE HERE: keep this task's and scheme's records, then compare two means
@@ -192,6 +196,7 @@ q1 = _GapExercise(
     return np.mean(at_longest) - np.mean(at_train)""",
     answer_name="gap",
     reference=extrapolation_gap,
+    goal=2,
     cases=_CASES,
     mistakes=(
         Mistake(
@@ -281,6 +286,7 @@ q2 = ChoiceExercise(
     starter='answer_flat = "?"  # "a", "b" or "c"',
     solution_code='answer_flat = "b"',
     answer_name="answer_flat",
+    goal=3,
     options={
         "a": "Not quite: a flat line only means no loss. At the training length ALiBi already "
         "scores far below the schemes that solve the task, so there was nothing to keep.",
@@ -307,6 +313,7 @@ q3 = ChoiceExercise(
     starter='answer_interpolation = "?"  # "a", "b" or "c"',
     solution_code='answer_interpolation = "a"',
     answer_name="answer_interpolation",
+    goal=5,
     options={
         "a": "Right: the problem is displacement, not unseen angles: a query and key 3 tokens "
         "apart now differ by 0.75 positions, and the learnt 'exactly 3 back' fires at the key "
@@ -319,4 +326,108 @@ q3 = ChoiceExercise(
     correct="a",
 )
 
-EXERCISES = [q1, q2, q3]
+q4 = ChoiceExercise(
+    name="turning_pairs",
+    prompt=(
+        "Predict before you look (chapter 4, section 7): the RoPE model has heads of width 8, so "
+        "4 pairs, pair i turning 10000^(-2i/8) radians per position (pair 0: one radian per "
+        "position, pair 1: a tenth of one). Over the 32 training positions, which pairs complete "
+        "at least one full turn (2 pi radians)? "
+        "(a) all four pairs; "
+        "(b) only pair 0; "
+        "(c) pairs 0 and 1; "
+        "(d) none of them, 32 positions are too few."
+    ),
+    hint_text=(
+        "A pair completes a turn when its speed times the largest offset, 31, reaches 2 pi, "
+        "about 6.3: work it out for pair 0 and for pair 1."
+    ),
+    starter='answer_turns = "?"  # "a", "b", "c" or "d"',
+    solution_code='answer_turns = "b"',
+    answer_name="answer_turns",
+    options={
+        "a": "No: the pairs slow down by a factor of 10 from one to the next. Pair 1 turns 0.1 "
+        "radians per position, so 3.1 radians over 31 positions, half a turn, and pairs 2 and 3 "
+        "far less.",
+        "b": "Right: pair 0 turns 31 radians over the training positions, about five turns, and "
+        "pair 1 only 3.1 radians, half a turn. Past 32, pair 0 has been everywhere, while pair 1 "
+        "reaches angles it never saw: the next cells look for that in the model's attention.",
+        "c": "Not pair 1: at 0.1 radians per position it reaches 3.1 radians at offset 31, half "
+        "of the 6.3 a turn needs.",
+        "d": "Not pair 0: at one radian per position it passes 6.3 radians at offset 7 and makes "
+        "about five turns over 32 positions.",
+    },
+    correct="b",
+    goal=4,
+    reuses=("04",),
+)
+
+q5 = ChoiceExercise(
+    name="fair_test",
+    prompt=(
+        "You want to know whether RoPE keeps lookback-3 past the length it was trained on. "
+        "Which experiment answers that question? "
+        "(a) train one RoPE model on 32 tokens and another on 256 tokens, and score each at its "
+        "own training length; "
+        "(b) train on 32 tokens, then score the same trained model on fresh sequences of the same "
+        "task at 64, 128 and 256 tokens, nothing else changed, reading the positions from 32 on; "
+        "(c) train on 32 tokens, fine-tune on 256 tokens and score at 256; "
+        "(d) train on 32 tokens and score at 32 tokens on ten times more sequences."
+    ),
+    hint_text=(
+        "The question is about positions the model never met in training. Which experiment "
+        "changes only the evaluation length, and scores a model where it has not been trained?"
+    ),
+    starter='answer_setup = "?"  # "a", "b", "c" or "d"',
+    solution_code='answer_setup = "b"',
+    answer_name="answer_setup",
+    options={
+        "a": "No: each model is scored only on lengths it was trained on, so neither ever meets "
+        "an unseen position. This compares two trainings, not one model past its length.",
+        "b": "Right: one trained model, one task, and only the evaluation length changes. Its "
+        "positions from 32 on are the ones it never saw, so they carry the answer (section 2 "
+        "reads them apart from the trained ones).",
+        "c": "No: after fine-tuning at 256 tokens the model has seen those positions, so the "
+        "score says how well it learns long inputs, not how far it extrapolates (section 7 "
+        "fine-tunes as a separate step, after scoring before it).",
+        "d": "No: more sequences at 32 tokens make the score at the training length more exact, "
+        "but no position past 31 is ever scored.",
+    },
+    correct="b",
+    goal=1,
+)
+
+q6 = ChoiceExercise(
+    name="read_interval",
+    prompt=(
+        "Ten seeds give ten paired differences, scheme A minus scheme B, each on the unseen "
+        "positions at 256 tokens. Their mean is +0.030 and its 95% interval runs from -0.010 to "
+        "+0.070. What do you write? "
+        "(a) A beats B, by 0.030 on average; "
+        "(b) A and B are equally good; "
+        "(c) that A beats B is not established, since these seeds cannot tell the two apart; "
+        "(d) B beats A, since the interval reaches below zero."
+    ),
+    hint_text=(
+        "Does the interval include zero? And what does an interval across zero say about "
+        "equality: shown, or only not excluded?"
+    ),
+    starter='answer_interval = "?"  # "a", "b", "c" or "d"',
+    solution_code='answer_interval = "c"',
+    answer_name="answer_interval",
+    options={
+        "a": "Not yet: the interval includes zero, so these ten seeds are also compatible with no "
+        "difference at all, or with B slightly ahead.",
+        "b": "No: the seeds do not show the two equal either. An interval from -0.010 to +0.070 "
+        "allows A ahead by 0.07 as well as no difference; 'not established' is not 'equal'.",
+        "c": "Right: the interval includes zero, so the order of A and B is not established at "
+        "95% under these conditions. It is not shown to be zero either: more seeds, or another "
+        "region, might settle it.",
+        "d": "No: most of the interval lies above zero. An interval across zero establishes "
+        "neither order.",
+    },
+    correct="c",
+    goal=3,
+)
+
+EXERCISES = [q1, q2, q3, q4, q5, q6]
