@@ -94,6 +94,13 @@ PAPER = {
     "t5": (19.65, 18.79, 20.41, None),
     "alibi": (19.73, 18.73, 18.41, 18.31),
 }
+#: The paper's setup (Press et al., section 4, after Baevski and Auli's model; Merity et al. 2017).
+PAPER_SETUP = {
+    "parameters": 247_000_000,
+    "layers": 16,
+    "train_words": 103_000_000,
+    "train_len": 512,
+}
 
 
 def model_config(scheme, *, train_len=TRAIN_LEN, vocab_size=None, config=CONFIG_NAME):
@@ -1249,6 +1256,83 @@ def interval_text(differences, *, digits=3, per_seed=True):
         f"{seeds + ' ' if per_seed else ''}mean {mean:+.{digits}f} (95% interval "
         f"{low:+.{digits}f} to {high:+.{digits}f}): {verdict}"
     )
+
+
+def ngram_bits(train, ids, *, context, cut=None, n_scored=N_SCORED, start=START, discount=0.75):
+    """Bits per character of a count-based character n-gram model: a floor with no positions.
+
+    Interpolated absolute discounting: with k characters of context h, P(c | h) =
+    (max(n(h c) - D, 0) + D * u(h) * P(c | h')) / n(h), where n counts in ``train``, u(h) is the
+    number of distinct characters seen after h, and h' is h without its first character; an
+    unseen h falls back to P(c | h'), and zero characters of context back off to uniform. It
+    scores the characters `windows` scores, ``ids[start + 1 : start + 1 + n_scored]``, each with
+    the ``context`` characters before it, or (``cut``) only those inside its chunk of ``cut``, as
+    non-overlapping chunks of ``cut`` give them to a model.
+
+    Parameters
+    ----------
+    train : array_like of int, shape (N,)
+        The training text, one id per character (``load_corpus().train``).
+    ids : array_like of int, shape (M,)
+        The evaluation stream (`evaluation_ids`); ids below ``max(train) + 1`` or the largest id.
+    context : int
+        Characters of context (at least 0; 0 is the discounted letter counts).
+    cut : int, optional
+        Chunk length: a character at position p of its chunk sees min(context, p + 1) characters.
+    n_scored, start : int
+        Which characters are scored, as in `windows`.
+    discount : float
+        D, between 0 and 1.
+
+    Returns
+    -------
+    float
+        The mean bits per scored character.
+
+    Examples
+    --------
+    >>> text = np.array([0, 1, 2] * 20)
+    >>> round(ngram_bits(text, text, context=0, n_scored=30, start=3), 3)  # three letters
+    1.585
+    >>> round(ngram_bits(text, text, context=2, n_scored=30, start=3), 3)  # the cycle
+    0.001
+    """
+    context = check_int("ngram_bits", "context", context, minimum=0)
+    n_scored = check_int("ngram_bits", "n_scored", n_scored, minimum=1)
+    start = check_int("ngram_bits", "start", start, minimum=context - 1)
+    if not 0 < discount < 1:
+        raise ValueError(f"ngram_bits: discount must be between 0 and 1, got {discount!r}")
+    if cut is not None:
+        cut = check_int("ngram_bits", "cut", cut, minimum=1)
+    train, ids = np.asarray(train, dtype=np.int64), np.asarray(ids, dtype=np.int64)
+    if start + n_scored + 1 > len(ids):
+        raise ValueError(
+            f"ngram_bits: start + n_scored + 1 must be <= len(ids) = {len(ids)}, got "
+            f"{start} + {n_scored} + 1"
+        )
+    v = int(max(train.max(), ids.max())) + 1
+    at = start + 1 + np.arange(n_scored)  # the scored characters in ids
+    p = np.full(n_scored, 1.0 / v)
+    by_context = []
+    for k in range(context + 1):  # each n-gram (k characters, then the next) as one integer
+        grams = sum(train[j : len(train) - k + j] * v ** (k - j) for j in range(k + 1))
+        scored = sum(ids[at - k + j] * v ** (k - j) for j in range(k + 1))
+        pairs, n_pair = np.unique(grams, return_counts=True)
+        heads, n_next = np.unique(pairs // v, return_counts=True)
+        n_head = np.bincount(np.searchsorted(heads, pairs // v), weights=n_pair)
+        i = np.minimum(np.searchsorted(pairs, scored), len(pairs) - 1)
+        h = np.minimum(np.searchsorted(heads, scored // v), len(heads) - 1)
+        seen = heads[h] == scored // v
+        n = np.where(pairs[i] == scored, n_pair[i], 0)
+        mixed = (np.maximum(n - discount, 0) + discount * n_next[h] * p) / n_head[h]
+        p = np.where(seen, mixed, p)
+        by_context.append(p)
+    k = (
+        np.full(n_scored, context)
+        if cut is None
+        else np.minimum(np.arange(n_scored) % cut + 1, context)
+    )
+    return float(-np.mean(np.log2(np.array(by_context)[k, np.arange(n_scored)])))
 
 
 # -- command line ----------------------------------------------------------------------------
