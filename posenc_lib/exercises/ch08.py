@@ -791,10 +791,10 @@ QUESTIONS = [
         },
         "b",
         (
-            "Which of these models add a vector to each token before the first layer, and which "
-            "act inside attention instead?",
-            "Chapter 8's table of today's models and chapters 2-4 say what each adds: a learned "
-            "table, sinusoids, or a rotation of queries and keys.",
+            "Which of the four adds something to the token vectors before the first layer?",
+            "RoPE adds nothing to the token vectors: it turns queries and keys inside every "
+            "attention layer (chapter 4). Look for the model whose embeddings enter the first "
+            "block unchanged.",
         ),
     ),
     _question(
