@@ -687,6 +687,13 @@ def bits_per_char(loss):
 def bits_per_char(loss):
     return loss * 1.443
 """,
+    "ch07.bits_per_char.5": """
+import math
+
+
+def bits_per_char(loss):
+    return float(loss) / math.log(2)
+""",
     "ch07.perplexity_to_bits.0": """
 def perplexity_to_bits(perplexity):
     return np.log(perplexity)
@@ -694,6 +701,13 @@ def perplexity_to_bits(perplexity):
     "ch07.perplexity_to_bits.1": """
 def perplexity_to_bits(perplexity):
     return np.log(perplexity) / np.log(10)
+""",
+    "ch07.perplexity_to_bits.2": """
+import math
+
+
+def perplexity_to_bits(perplexity):
+    return math.log2(perplexity)
 """,
     "ch07.rope_pairs_turning.0": """
 theta = 10000 ** (-np.arange(8) / 16)

@@ -17,7 +17,7 @@ class _RoundedFactor(Mistake):
 
     Examples
     --------
-    >>> rounded = q1.mistakes[-1]
+    >>> rounded = q1.mistakes[4]
     >>> rounded.matches(2 * 1.4427, {"loss": 2.0}), rounded.matches(2 * 0.5, {"loss": 2.0})
     (True, False)
     """
@@ -32,6 +32,32 @@ class _RoundedFactor(Mistake):
         if ratio.shape != loss.shape or not np.all(np.isfinite(ratio)):
             return False
         return bool(np.allclose(ratio, 1 / math.log(2), rtol=1e-2))
+
+
+class _ScalarOnly(Mistake):
+    """An answer right for one number that raises TypeError on a numpy array (math.log2, float).
+
+    ``answer`` is the scalar-only answer; no result matches (it is right on a number); an error
+    matches when it is a TypeError and an argument is an array of one or more dimensions.
+
+    Examples
+    --------
+    >>> scalar = q3.mistakes[-1]
+    >>> scalar.matches_error(TypeError("only length-1 arrays"), {"perplexity": np.ones(3)})
+    True
+    >>> scalar.matches_error(TypeError("only length-1 arrays"), {"perplexity": 2.0})
+    False
+    """
+
+    def matches(self, result, arguments, *, rtol=1e-6, atol=1e-9):
+        """Never: this mistake is named by its error."""
+        return False
+
+    def matches_error(self, error, arguments):
+        """Whether ``error`` is a TypeError raised for an array argument."""
+        return isinstance(error, TypeError) and any(
+            np.ndim(value) > 0 for value in arguments.values()
+        )
 
 
 q1 = FunctionExercise(
@@ -49,7 +75,7 @@ q1 = FunctionExercise(
     ),
     starter="""def bits_per_char(loss):
     # YOUR CODE HERE: a loss in nats per character, in bits per character
-    return loss""",
+    return None""",
     solution_code="""def bits_per_char(loss):
     return loss / np.log(2)""",
     answer_name="bits_per_char",
@@ -85,6 +111,12 @@ q1 = FunctionExercise(
             "the check wants six significant digits. Divide by math.log(2) (or np.log(2)) instead "
             "of typing the constant.",
             None,
+        ),
+        _ScalarOnly(
+            "your function must also take a numpy array: math functions and float() take one "
+            "number only, while loss / np.log(2) (or / math.log(2)) divides an array entry by "
+            "entry.",
+            lambda loss: float(loss) / math.log(2),
         ),
     ),
     success=(
@@ -167,6 +199,11 @@ q3 = FunctionExercise(
         Mistake(
             "that is log base 10; bits need log base 2 (np.log2).",
             lambda perplexity: np.log10(perplexity),
+        ),
+        _ScalarOnly(
+            "your function must also take a numpy array: use np.log2 (math.log2 takes one "
+            "number only).",
+            lambda perplexity: math.log2(perplexity),
         ),
     ),
     success=(
