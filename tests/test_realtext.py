@@ -906,3 +906,21 @@ def test_windows_reach_the_last_character_and_the_first_full_context():
     tokens, targets = windows(np.arange(60), 16, "sliding", n_scored=16, start=12)
     assert tokens[0, 0] == 0 and targets[0].tolist() == [IGNORE] * 12 + [13, 14, 15, 16]
     assert realtext.sliding_stride(1) == 1
+
+
+def test_ngram_bits_is_a_count_model_that_cuts_its_context_like_chunks():
+    """A cycle is learnt exactly from counts; cut at chunks of 1, every character sees only one
+    character before it; bad arguments are named."""
+    text = np.array([0, 1, 2, 3] * 30)
+    cycle = realtext.ngram_bits(text, text, context=2, n_scored=40, start=3)
+    assert cycle < 0.01
+    # cut at chunks of 1 every character sees one character: its counts are fewer, so it pays more
+    cut = realtext.ngram_bits(text, text, context=2, cut=1, n_scored=40, start=3)
+    assert cycle < cut < 0.1
+    assert realtext.ngram_bits(text, text, context=0, n_scored=40, start=3) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="ngram_bits: discount"):
+        realtext.ngram_bits(text, text, context=2, n_scored=40, start=3, discount=1.5)
+    with pytest.raises(ValueError, match="ngram_bits"):
+        realtext.ngram_bits(text, text, context=-1, n_scored=40, start=3)
+    with pytest.raises(ValueError, match="ngram_bits: start"):
+        realtext.ngram_bits(text, text, context=2, n_scored=200, start=3)
