@@ -124,6 +124,12 @@ _CASES = (
         "task": "t",
         "scheme": "s",
     },
+    {  # two schemes of one task, both runnable: an answer must keep the scheme asked for
+        "records": _records([[1.0, (0.6, 0.3), (0.5, 0.2), (0.4, 0.1)]], scheme="rope")
+        + _records([[0.9, (0.9, 0.85), (0.9, 0.8), (0.85, 0.8)]] * 2, scheme="alibi"),
+        "task": "t",
+        "scheme": "alibi",
+    },
     {  # last: a learned table, which cannot run past its rows (None), beside a scheme that can
         "records": _records([[1.0, (0.6, 0.3), (0.5, 0.2), (0.4, 0.1)]], scheme="rope")
         + _records([[1.0, (None, None), (None, None), (None, None)]] * 2, scheme="learned"),
