@@ -31,6 +31,7 @@ CODE_LINE = 4 / 60  # a line of code read, run and its output read
 FIGURE = 1.0  # a figure looked at until its point is seen
 EXERCISE = 5.0  # an exercise attempted before any hint, checked, fixed once
 EXPLORER = 2.0  # an explorer tried (a few presses, a prediction checked)
+QUIZ_QUESTION = 1.2  # one question of chapter 8's quiz (a newcomer's walk: 25 in about 30 minutes)
 
 _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
 
@@ -64,7 +65,13 @@ def _markdown(chunk):
 
 def walk(path):
     """Return {"core": minutes, "all": minutes, counts...} for one chapter's MyST source."""
-    counts = {"words": [0, 0], "code": [0, 0], "figures": [0, 0], "exercises": [0, 0]}
+    counts = {
+        "words": [0, 0],
+        "code": [0, 0],
+        "figures": [0, 0],
+        "exercises": [0, 0],
+        "quiz": [0, 0],
+    }
     explorers = [0, 0]
     deeper = False
     for kind, source, tags in _cells(Path(path).read_text()):
@@ -79,13 +86,18 @@ def walk(path):
         if "hide-input" not in tags:  # a figure's drawing code, folded: the figure is what is read
             counts["code"][off] += len(lines)
         counts["figures"][off] += len(re.findall(r"plt\.show\(\)|figure:", source))
-        counts["exercises"][off] += len(re.findall(r"\bq\d+\.check\(|\.check\(answer", source))
+        quiz = len(re.findall(r'^answer_\w+ = "\?"', source, flags=re.M))
+        quiz = quiz if quiz >= 5 else 0  # the quiz's answer cell: one line per question
+        counts["quiz"][off] += quiz
+        if not quiz:
+            counts["exercises"][off] += len(re.findall(r"\bq\d+\.check\(|\.check\(answer", source))
         explorers[off] += len(re.findall(r"Explorer\(|Slider\(|Inspector\(", source))
     core = (
         counts["words"][0] / WORDS_PER_MINUTE
         + counts["code"][0] * CODE_LINE
         + counts["figures"][0] * FIGURE
         + counts["exercises"][0] * EXERCISE
+        + counts["quiz"][0] * QUIZ_QUESTION
         + explorers[0] * EXPLORER
     )
     extra = (
@@ -93,6 +105,7 @@ def walk(path):
         + counts["code"][1] * CODE_LINE
         + counts["figures"][1] * FIGURE
         + counts["exercises"][1] * EXERCISE
+        + counts["quiz"][1] * QUIZ_QUESTION
         + explorers[1] * EXPLORER
     )
     return {
