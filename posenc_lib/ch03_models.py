@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .model import ModelConfig, TrainResult, train
-from .provenance import code_hash, versions
+from .provenance import code_hash, stale_models, versions, write_models
 from .tasks import markov
 
 DIRECTORY = Path(__file__).parent / "data" / "ch03-models"
@@ -125,8 +125,6 @@ def make(directory=DIRECTORY):
     >>> [path.name for path in make("/tmp/ch03-models")]  # doctest: +SKIP
     ['models.npz', 'provenance.json']
     """
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     arrays = {}
     for name in RUNS:
         result = train_run(name)
@@ -135,9 +133,7 @@ def make(directory=DIRECTORY):
         for step, params in result.snapshots.items():
             if step != RUNS[name]["steps"]:  # the last snapshot is the trained parameters
                 arrays.update({f"{name}/step{step}/{key}": v for key, v in params.items()})
-    np.savez_compressed(directory / "models.npz", **arrays)
-    (directory / "provenance.json").write_text(json.dumps(stamp(), indent=1) + "\n")
-    return [directory / "models.npz", directory / "provenance.json"]
+    return write_models(directory, arrays, stamp())
 
 
 def load(directory=DIRECTORY):
@@ -196,13 +192,7 @@ def stale(directory=DIRECTORY):
     >>> stale()
     []
     """
-    recorded = json.loads((Path(directory) / "provenance.json").read_text())
-    now = stamp()
-    return [
-        f"models.npz: {key} differs from the code's; regenerate with {COMMAND}"
-        for key in ("runs", "code")
-        if recorded[key] != now[key]
-    ]
+    return stale_models(directory, stamp(), ("runs", "code"), COMMAND)
 
 
 if __name__ == "__main__":

@@ -652,3 +652,71 @@ def adopt(sweep, new):
             Path(shutil.copyfile(new / f"{name}.json", sweep.directory / f"{name}.json"))
         )
     return written
+
+
+def write_models(directory, arrays, stamp):
+    """Write trained models and how they were made: ``models.npz`` and ``provenance.json``.
+
+    Parameters
+    ----------
+    directory : str or Path
+        Created if missing.
+    arrays : dict of str to ndarray
+        The models' parameters and losses, by name.
+    stamp : dict
+        What made them (command, settings, versions, code hash), as JSON.
+
+    Returns
+    -------
+    list of Path
+        The two files written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> [p.name for p in write_models(folder, {"w": np.zeros(2)}, {"code": "abc"})]
+    ['models.npz', 'provenance.json']
+    >>> stale_models(folder, {"code": "abc"}, ("code",), "make it")
+    []
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(directory / "models.npz", **arrays)
+    (directory / "provenance.json").write_text(json.dumps(stamp, indent=1) + "\n")
+    return [directory / "models.npz", directory / "provenance.json"]
+
+
+def stale_models(directory, now, keys, command):
+    """List what no longer matches between committed models' provenance and the code's stamp.
+
+    Parameters
+    ----------
+    directory : str or Path
+        Holds ``provenance.json`` (`write_models`).
+    now : dict
+        The stamp the code makes today.
+    keys : sequence of str
+        The entries that must agree (settings and code hash; versions may differ).
+    command : str
+        What regenerates the models, named in each problem.
+
+    Returns
+    -------
+    list of str
+        Empty when the models are current.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = write_models(folder, {"w": np.zeros(2)}, {"code": "abc"})
+    >>> stale_models(folder, {"code": "xyz"}, ("code",), "python -m make_them")
+    ["models.npz: code differs from the code's; regenerate with python -m make_them"]
+    """
+    recorded = json.loads((Path(directory) / "provenance.json").read_text())
+    return [
+        f"models.npz: {key} differs from the code's; regenerate with {command}"
+        for key in keys
+        if recorded[key] != now[key]
+    ]

@@ -1012,6 +1012,29 @@ def results_table(records, *, region="unseen", config=None, digits=2, **criteria
 # -- per-position bits --------------------------------------------------------------------------
 
 
+def _scheme_curves(func, curves, scheme, eval_len, config, field, bin_width):
+    """Return one scheme's curves at one length that hold ``field``, and the checked bin width."""
+    check_choice(func, "field", field, ("totals", "excess"))
+    curves = check_records(func, curves, name="curves", fields=("scheme", "eval_len", "counts"))
+    check_criteria(func, curves, {"scheme": scheme, "eval_len": eval_len}, values=True)
+    rows = [
+        c
+        for c in curves
+        if c["scheme"] == scheme
+        and c["eval_len"] == eval_len
+        and c.get("config", CONFIG_NAME) == config
+        and field in c
+    ]
+    if not rows:
+        raise ValueError(
+            f"{func}: no {field} curve of {scheme!r} ({config}) at eval_len={eval_len}"
+        )
+    bin_width = check_int(func, "bin_width", bin_width, minimum=1)
+    if bin_width > eval_len:
+        raise ValueError(f"{func}: bin_width must be at most eval_len={eval_len}, got {bin_width}")
+    return rows, bin_width
+
+
 def position_bits(curves, scheme, eval_len, *, bin_width=1, field="totals", config=CONFIG_NAME):
     """Bits per character at each window position (binned), (mean, min, max) over seeds.
 
@@ -1062,24 +1085,7 @@ def position_bits(curves, scheme, eval_len, *, bin_width=1, field="totals", conf
     ([127.5, 383.5, 639.5, 895.5], True)
     """
     func = "position_bits"
-    check_choice(func, "field", field, ("totals", "excess"))
-    curves = check_records(func, curves, name="curves", fields=("scheme", "eval_len", "counts"))
-    check_criteria(func, curves, {"scheme": scheme, "eval_len": eval_len}, values=True)
-    rows = [
-        c
-        for c in curves
-        if c["scheme"] == scheme
-        and c["eval_len"] == eval_len
-        and c.get("config", CONFIG_NAME) == config
-        and field in c
-    ]
-    if not rows:
-        raise ValueError(
-            f"{func}: no {field} curve of {scheme!r} ({config}) at eval_len={eval_len}"
-        )
-    bin_width = check_int(func, "bin_width", bin_width, minimum=1)
-    if bin_width > eval_len:
-        raise ValueError(f"{func}: bin_width must be at most eval_len={eval_len}, got {bin_width}")
+    rows, bin_width = _scheme_curves(func, curves, scheme, eval_len, config, field, bin_width)
     return binned_curves(rows, bin_width=bin_width, field=field)
 
 
@@ -1138,24 +1144,7 @@ def position_bits_by_seed(
     (112, True, True)
     """
     func = "position_bits_by_seed"
-    check_choice(func, "field", field, ("totals", "excess"))
-    curves = check_records(func, curves, name="curves", fields=("scheme", "eval_len", "counts"))
-    check_criteria(func, curves, {"scheme": scheme, "eval_len": eval_len}, values=True)
-    rows = [
-        c
-        for c in curves
-        if c["scheme"] == scheme
-        and c["eval_len"] == eval_len
-        and c.get("config", CONFIG_NAME) == config
-        and field in c
-    ]
-    if not rows:
-        raise ValueError(
-            f"{func}: no {field} curve of {scheme!r} ({config}) at eval_len={eval_len}"
-        )
-    bin_width = check_int(func, "bin_width", bin_width, minimum=1)
-    if bin_width > eval_len:
-        raise ValueError(f"{func}: bin_width must be at most eval_len={eval_len}, got {bin_width}")
+    rows, bin_width = _scheme_curves(func, curves, scheme, eval_len, config, field, bin_width)
     rows = sorted(rows, key=lambda c: c.get("seed", 0))
     values = np.array([records.bin_positions(c[field], c["counts"], bin_width)[1] for c in rows])
     starts = np.arange(values.shape[1]) * bin_width

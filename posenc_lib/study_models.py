@@ -15,7 +15,6 @@ every training step (``posenc_lib/data/study-models/models.npz``), and the chapt
 Made by ``python -m posenc_lib.study_models`` (about 15 s on two cores).
 """
 
-import json
 import sys
 from pathlib import Path
 
@@ -23,7 +22,7 @@ import numpy as np
 
 from . import experiments, records, runner
 from .model import SCHEMES, TrainResult, evaluate_positions
-from .provenance import code_hash, versions
+from .provenance import code_hash, stale_models, versions, write_models
 from .tasks import TASKS
 
 DIRECTORY = Path(__file__).parent / "data" / "study-models"
@@ -99,8 +98,6 @@ def make(directory=DIRECTORY, *, workers=2):
     >>> [path.name for path in paths]  # doctest: +SKIP
     ['models.npz', 'provenance.json']
     """
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     outputs = runner.run_jobs(
         jobs(), experiments.train_and_measure, workers=workers, progress=False, keep_models=True
     )
@@ -109,9 +106,7 @@ def make(directory=DIRECTORY, *, workers=2):
         scheme, result = output["job"]["scheme"], output["result"]
         arrays.update({f"{scheme}/{name}": value for name, value in result.params.items()})
         arrays[f"{scheme}/losses"] = np.asarray(result.losses, dtype=np.float64)
-    np.savez_compressed(directory / "models.npz", **arrays)
-    (directory / "provenance.json").write_text(json.dumps(stamp(), indent=1) + "\n")
-    return [directory / "models.npz", directory / "provenance.json"]
+    return write_models(directory, arrays, stamp())
 
 
 def load(directory=DIRECTORY):
@@ -213,14 +208,7 @@ def stale(directory=DIRECTORY):
     >>> stale()
     []
     """
-    recorded = json.loads((Path(directory) / "provenance.json").read_text())
-    now = stamp()
-    problems = [
-        f"models.npz: {key} differs from the code's; regenerate with {COMMAND}"
-        for key in ("jobs", "code")
-        if recorded[key] != now[key]
-    ]
-    return problems
+    return stale_models(directory, stamp(), ("jobs", "code"), COMMAND)
 
 
 if __name__ == "__main__":
