@@ -1444,9 +1444,9 @@ def _marks(curves, task, scheme):
     return marks
 
 
-def test_sinusoidal_ends_below_the_position_free_rule_on_lookback(study):
+def test_sinusoidal_ends_below_the_position_free_rule_on_lookback_on_the_studys_draw(study):
     """06, section 4 and ledger 06.8: sinusoidal is above the rule to about query 95, not established
-    on 96-127, and below it from 128 on: by 0.012 on 128-255 (-0.022 to -0.003) and 0.021 on 192-255
+    on 96-127, and, on the study's one draw of test sequences, below it from 128 on: by 0.012 on 128-255 (-0.022 to -0.003) and 0.021 on 192-255
     (-0.028 to -0.013); below in 5 of the 8 bins of 16 from 128 on, above in none. Its +0.021 over
     the rule at 256 (ledger 06.2) is the average over the unseen positions."""
     curves = study[1]

@@ -54,7 +54,8 @@ def _describe(value):
         return f"an array of shape {value.shape} and dtype {value.dtype}"
     text = repr(value)
     text = text if len(text) <= 40 else text[:37] + "..."
-    return f"a {type(value).__name__} ({text})"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name} ({text})"
 
 
 def _arg(value):
@@ -160,7 +161,8 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
             False, f"{what} has shape {array.shape}, but shape {expected.shape} was expected."
         )
     if array.dtype == bool and expected.dtype != bool:
-        return Feedback(False, f"{what} is boolean; expected {expected.dtype} numbers.")
+        kind = "whole numbers" if np.issubdtype(expected.dtype, np.integer) else "real numbers"
+        return Feedback(False, f"{what} is boolean; expected {kind}.")
     if np.iscomplexobj(array) and not np.iscomplexobj(expected):
         return Feedback(False, f"{what} is complex; expected real numbers.")
     if not np.all(np.isfinite(array)):
