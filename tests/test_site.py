@@ -1187,7 +1187,9 @@ SNIPPET_TEX = re.compile(
 LAUNCH_TEXT = re.compile(r"pynb|Launch Binder|Open In Colab|Binder Colab|Download the notebook")
 SEARCH_QUERIES = ("rotary", "slope", "wavelength", "interpolation")
 MAX_QUERY_BYTES = 1_500_000  # everything one query downloads: 2.65 MB for "rotary" before
-MAX_SNIPPET_BYTES = 400_000  # the pages it fetches for its snippets: 1.7 MB before
+# the pages it fetches for its snippets: 1.7 MB before the light copies; 418 kB for "slope" (11
+# pages) once the chapters gained their ledgers, folds and checks (2026-12-03)
+MAX_SNIPPET_BYTES = 500_000
 
 
 def search_downloads(chromium, served, query):
