@@ -381,8 +381,9 @@ q5 = ChoiceExercise(
         "(d) train on 32 tokens and score at 32 tokens on ten times more sequences."
     ),
     hint_text=(
-        "The question is about positions the model never met in training. Which experiment "
-        "changes only the evaluation length, and scores a model where it has not been trained?"
+        "What must differ between training and scoring, and what must stay the same, for the "
+        "score to say something about length alone?",
+        "Compare the four against that: which one changes nothing but the length it scores at?",
     ),
     starter='answer_setup = "?"  # "a", "b", "c" or "d"',
     solution_code='answer_setup = "b"',
@@ -415,8 +416,8 @@ q6 = ChoiceExercise(
         "(d) B beats A, since the interval reaches below zero."
     ),
     hint_text=(
-        "Does the interval include zero? And what does an interval across zero say about "
-        "equality: shown, or only not excluded?"
+        "Section 3's worked example reads two intervals; which of them does this one resemble?",
+        "An interval that crosses zero excludes neither sign. Does that show equality?",
     ),
     starter='answer_interval = "?"  # "a", "b", "c" or "d"',
     solution_code='answer_interval = "c"',
