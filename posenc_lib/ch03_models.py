@@ -12,14 +12,13 @@ it, and a slow test trains both again and compares.
 Made by ``python -m posenc_lib.ch03_models`` (a few seconds).
 """
 
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from .model import ModelConfig, TrainResult, train
-from .provenance import code_hash, stale_models, versions, write_models
+from .provenance import model_stamp, stale_models, write_models
 from .tasks import markov
 
 DIRECTORY = Path(__file__).parent / "data" / "ch03-models"
@@ -100,12 +99,7 @@ def stamp():
     >>> sorted(stamp())
     ['code', 'command', 'runs', 'versions']
     """
-    return {
-        "command": COMMAND,
-        "runs": json.loads(json.dumps({"runs": RUNS, "train": TRAIN})),
-        "versions": versions(),
-        "code": code_hash(CODE_ROOTS),
-    }
+    return model_stamp(COMMAND, {"runs": {"runs": RUNS, "train": TRAIN}}, CODE_ROOTS)
 
 
 def make(directory=DIRECTORY):

@@ -350,6 +350,44 @@ def study_jobs(
 # -- the one way to run and read the study (chapter 07's is the same) -------------------------
 
 
+def full_study_jobs(tasks, schemes, seeds=(0,), *, extension=False):
+    """List the committed study's jobs (`FULL`'s settings) of some tasks and schemes, default config.
+
+    What the committed models of chapter 6 (`~posenc_lib.study_models`) and the witness tests
+    retrain: the same steps, lengths and scoring as the study, for a few of its models.
+
+    Parameters
+    ----------
+    tasks, schemes : sequence of str
+        Names in `~posenc_lib.tasks.TASKS` and `~posenc_lib.model.SCHEMES`.
+    seeds : sequence of int
+        One model per seed.
+    extension : bool
+        Also extend the context of the RoPE models, as the study does.
+
+    Returns
+    -------
+    list of dict
+        The jobs, as `study_jobs` lists them.
+
+    Examples
+    --------
+    >>> [(j["task"], j["scheme"], j["steps"], j["config"]) for j in full_study_jobs(["markov"], ["rope"])]
+    [('markov', 'rope', 400, '4x8+mlp')]
+    """
+    return study_jobs(
+        tasks,
+        schemes,
+        seeds,
+        configs=[DEFAULT_CONFIG],
+        steps=FULL["steps"],
+        train_len=FULL["train_len"],
+        eval_lens=FULL["eval_lens"],
+        n_tokens=FULL["n_tokens"],
+        extension=extension,
+    )
+
+
 def _heading(*, config, region, seeds, train_len, criteria):
     return (
         f"configuration {config or '(one)'}; mean (min-max) over {seeds} seed"

@@ -654,6 +654,37 @@ def adopt(sweep, new):
     return written
 
 
+def model_stamp(command, settings, code_roots):
+    """Return what makes committed models now: the command, settings, versions and code hash.
+
+    Parameters
+    ----------
+    command : str
+        What makes them.
+    settings : dict
+        Their settings, by name (turned into JSON values: tuples become lists).
+    code_roots : sequence of str
+        The definitions whose reach is hashed (`code_hash`).
+
+    Returns
+    -------
+    dict
+        ``{"command", *settings, "versions", "code"}``, as `write_models` stores it.
+
+    Examples
+    --------
+    >>> stamp = model_stamp("make it", {"runs": {"steps": (1, 2)}}, ["posenc_lib.stats:t_cdf"])
+    >>> list(stamp), stamp["runs"]
+    (['command', 'runs', 'versions', 'code'], {'steps': [1, 2]})
+    """
+    return {
+        "command": command,
+        **json.loads(json.dumps(settings)),
+        "versions": versions(),
+        "code": code_hash(code_roots),
+    }
+
+
 def write_models(directory, arrays, stamp):
     """Write trained models and how they were made: ``models.npz`` and ``provenance.json``.
 

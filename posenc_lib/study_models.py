@@ -22,7 +22,7 @@ import numpy as np
 
 from . import experiments, records, runner
 from .model import SCHEMES, TrainResult, evaluate_positions
-from .provenance import code_hash, stale_models, versions, write_models
+from .provenance import model_stamp, stale_models, write_models
 from .tasks import TASKS
 
 DIRECTORY = Path(__file__).parent / "data" / "study-models"
@@ -42,18 +42,7 @@ def jobs():
     >>> [(j["scheme"], j["seed"], j["steps"]) for j in jobs()][:2]
     [('none', 0, 400), ('sinusoidal', 0, 400)]
     """
-    full = experiments.FULL
-    return experiments.study_jobs(
-        [TASK],
-        list(SCHEMES),
-        [0],
-        configs=[experiments.DEFAULT_CONFIG],
-        steps=full["steps"],
-        train_len=full["train_len"],
-        eval_lens=full["eval_lens"],
-        n_tokens=full["n_tokens"],
-        extension=False,
-    )
+    return experiments.full_study_jobs([TASK], list(SCHEMES))
 
 
 def stamp():
@@ -68,12 +57,7 @@ def stamp():
     >>> sorted(stamp())
     ['code', 'command', 'jobs', 'versions']
     """
-    return {
-        "command": COMMAND,
-        "jobs": jobs(),
-        "versions": versions(),
-        "code": code_hash(experiments.STUDY.code_roots),
-    }
+    return model_stamp(COMMAND, {"jobs": jobs()}, experiments.STUDY.code_roots)
 
 
 def make(directory=DIRECTORY, *, workers=2):

@@ -17,6 +17,7 @@ from posenc_lib import (
     apply_partial_rope,
     apply_rope,
     causal_mask,
+    ch03_models,
     frequencies,
     interpolate_positions,
     ntk_base,
@@ -32,7 +33,6 @@ from posenc_lib import (
 from posenc_lib.display import format_difference
 from posenc_lib.learned import LearnedPositions, cosine_similarity, principal_axis
 from posenc_lib.model import (
-    ModelConfig,
     evaluate,
     evaluate_positions,
     init_params,
@@ -472,24 +472,9 @@ def test_added_positions_dominate_the_dot_product_while_the_cross_terms_stay_sma
 @pytest.fixture(scope="module")
 def trained_table():
     """Chapter 3's run: a 64-row table trained on Markov text at length 32 for 300 steps."""
-    config = ModelConfig(
-        vocab_size=16,
-        scheme="learned",
-        d_model=32,
-        n_heads=4,
-        mlp=True,
-        max_len=64,
-        learned_init_std=0.02,
-    )
+    config = ch03_models.CONFIG  # the chapter's model (its comparison models change one field)
     result = train(
-        config,
-        markov(),
-        steps=300,
-        batch_size=16,
-        length=32,
-        seed=0,
-        snapshot_every=25,
-        progress=False,
+        config, markov(), steps=300, snapshot_every=25, progress=False, **ch03_models.TRAIN
     )
     return config, result
 

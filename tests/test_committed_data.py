@@ -46,18 +46,7 @@ def committed_study():
 
 
 def study_job(task, scheme, *, extension=False):
-    full = experiments.FULL
-    (job,) = experiments.study_jobs(
-        [task],
-        [scheme],
-        [0],
-        configs=[experiments.DEFAULT_CONFIG],
-        steps=full["steps"],
-        train_len=full["train_len"],
-        eval_lens=full["eval_lens"],
-        n_tokens=full["n_tokens"],
-        extension=extension,
-    )
+    (job,) = experiments.full_study_jobs([task], [scheme], extension=extension)
     return job
 
 
