@@ -84,7 +84,7 @@ def test_the_valid_call_succeeds(name):
     CALLABLES[name](**VALID[name])
 
 
-@pytest.mark.parametrize(("name", "parameter", "k"), cases(VALID))
+@pytest.mark.parametrize(("name", "parameter", "k"), cases(VALID, any_string=WIDGET_STRINGS))
 def test_a_wrong_argument_raises_an_error_that_names_the_explorer_and_the_argument(
     name, parameter, k
 ):
