@@ -336,3 +336,23 @@ def test_added_and_rotated_positions_reach_the_middle_token(pipeline):
         )
         assert change > 0.01
     assert middle_change(tokens, layer, rotate=apply_rope) > 0.01
+
+
+def test_alibis_real_text_gap_grew_from_500_to_1000_steps_except_to_rope():
+    """08, section 3 and ledger 08.5: on real text at 64 characters ALiBi minus sinusoids, RoPE and
+    T5 after 500 steps is -0.053, +0.221 and +0.096; after 1,000 steps +0.054, +0.173 and +0.209: its
+    gaps to sinusoids and T5 grew, its gap to RoPE narrowed."""
+    training = realtext.load_training()
+    steps, _, alibi = realtext.validation_curves(training, "alibi")
+    means = {}
+    for other in ("sinusoidal", "rope", "t5"):
+        curve = realtext.validation_curves(training, other)[2]
+        d = (alibi - curve).mean(axis=0)
+        means[other] = (d[list(steps).index(500)], d[list(steps).index(1000)])
+    assert [f"{means[o][0]:+.3f}" for o in ("sinusoidal", "rope", "t5")] == [
+        "-0.053",
+        "+0.221",
+        "+0.096",
+    ]
+    assert means["sinusoidal"][1] > means["sinusoidal"][0] and means["t5"][1] > means["t5"][0]
+    assert means["rope"][1] < means["rope"][0]
