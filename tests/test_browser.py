@@ -122,6 +122,20 @@ def open_notebook(browser, lab, name):
 
 
 def run_all(page, timeout_s):
+    """Run every cell from the menus, as a learner does, and wait until the last one has run.
+
+    The outputs are cleared first. A committed notebook opens with every prompt numbered, so
+    without that the wait for numbered prompts could pass before Run All had queued a cell; CI
+    once saved chapter 08 while its last cell was still running, having caught the kernel idle
+    between two cells.
+    """
+    page.get_by_role("menuitem", name="Edit", exact=True).click()
+    page.get_by_text("Clear Outputs of All Cells", exact=True).click()
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+            .every(p => !/\\d/.test(p.textContent))""",
+        timeout=30_000,
+    )
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_text("Run All Cells", exact=True).click()
     # Every prompt shows a number once its cell has run; "[*]" means queued or running.
