@@ -1467,32 +1467,17 @@ def test_sinusoidal_ends_below_the_position_free_rule_on_lookback_on_the_studys_
     assert marks[:4] == "++++" and marks[6:].count("-") == 5 and "+" not in marks[6:]
 
 
-def test_rope_is_nowhere_above_the_rule_on_recency_from_query_48_on_the_studys_draw(study):
+def test_rope_is_above_the_rule_on_recency_just_past_32_and_not_above_it_on_64_to_95(study):
     """06, section 4 and ledger 06.3: on recent-marker, on the study's one draw of 16 test sequences,
-    RoPE is above the rule on 32-47 (+0.367) and nowhere above it from 48 on: below on 48-95 and on
-    240-255 (-0.125, -0.161 to -0.089), and over 48-255 as a whole not established (-0.037, -0.088 to
-    +0.015); the chapter does not carry these block readings beyond that draw."""
+    RoPE is above the rule on queries 32-47 (+0.367) and below it on 64-95 (-0.127); the chapter
+    reads no crossing point between them from one draw, and keeps section 3's verdict that its
+    difference from the rule averaged over the unseen positions is not established (-0.008)."""
     curves = study[1]
-    marks = _marks(curves, "recent-marker", "rope")
-    assert marks[0] == "+" and "+" not in marks[1:] and marks[1:4] == "---" and marks[-1] == "-"
-    assert (
-        read(_blocks(curves, "recent-marker", "rope", 32, 48) - _rule("recent-marker", 32, 48))[0][
-            0
-        ]
-        == "+0.367"
-    )
-    assert read(
-        _blocks(curves, "recent-marker", "rope", 240, 256) - _rule("recent-marker", 240, 256)
-    ) == (
-        ["-0.125", "-0.161", "-0.089"],
-        True,
-    )
-    assert read(
-        _blocks(curves, "recent-marker", "rope", 48, 256) - _rule("recent-marker", 48, 256)
-    ) == (
-        ["-0.037", "-0.088", "+0.015"],
-        False,
-    )
+    above = read(_blocks(curves, "recent-marker", "rope", 32, 48) - _rule("recent-marker", 32, 48))
+    below = read(_blocks(curves, "recent-marker", "rope", 64, 96) - _rule("recent-marker", 64, 96))
+    assert above[0][0] == "+0.367" and float(above[0][1]) > 0
+    assert below[0][0] == "-0.127" and float(below[0][2]) < 0
+    assert _marks(curves, "recent-marker", "rope")[2:4] == "--"
 
 
 def test_rope_breaks_within_16_positions_with_five_times_the_budget_and_in_bins_of_4(study):
