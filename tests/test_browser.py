@@ -124,10 +124,9 @@ def open_notebook(browser, lab, name):
 def run_all(page, timeout_s):
     """Run every cell from the menus, as a learner does, and wait until the last one has run.
 
-    The outputs are cleared first. A committed notebook opens with every prompt numbered, so
-    without that the wait for numbered prompts could pass before Run All had queued a cell; CI
-    once saved chapter 08 while its last cell was still running, having caught the kernel idle
-    between two cells.
+    The outputs are cleared first: a committed notebook opens with every prompt numbered, and
+    the wait for numbered prompts must not pass before Run All has queued a cell. Folded cells
+    have no prompt in the page; `saved_errors` checks in the saved file that they ran too.
     """
     page.get_by_role("menuitem", name="Edit", exact=True).click()
     page.get_by_text("Clear Outputs of All Cells", exact=True).click()
@@ -149,33 +148,47 @@ def run_all(page, timeout_s):
     page.get_by_text(IDLE).wait_for(timeout=60_000)
 
 
-def saved_errors(page, lab, name):
+def saved_errors(page, lab, name, wait_s=180):
     """Save the notebook from the page and return the error outputs of the saved file.
 
     The file, not the page, is read: the page renders a traceback like any stderr text. It is
     read once the save's PUT has been answered: a read during the save (the server writes the
     .ipynb, then its paired .md) can find a half-written file, which the server then moves
     aside as .invalid, losing the notebook.
+
+    The saved file is also the test of "every cell ran". The page cannot be: a cell whose code
+    is folded away (a "going deeper" cell) has no prompt in the page, so the prompts can all be
+    numbered, and the kernel idle between two cells, while folded cells still wait their turn
+    (CI saved chapter 08's last figure, and chapter 04's last seven cells, before they ran). So
+    while a code cell of the saved file has no execution count, it saves and reads again, for up
+    to ``wait_s`` seconds.
     """
 
     def is_save(response):
         path = urllib.parse.urlparse(response.url).path
         return response.request.method == "PUT" and path.endswith(f"/api/contents/{name}")
 
-    with page.expect_response(is_save, timeout=60_000) as saving:
-        page.keyboard.press("Control+s")
-    saved = saving.value
-    if not saved.ok:
-        pytest.fail(f"{name}: saving answered {saved.status} {saved.text()[:300]}")
-    response = page.request.get(f"{lab}/api/contents/{name}?content=1")
-    if not response.ok:
-        pytest.fail(f"{name}: the contents API answered {response.status} {response.text()[:300]}")
-    cells = [
-        c
-        for c in response.json()["content"]["cells"]
-        if c["cell_type"] == "code" and c["source"].strip()
-    ]
-    not_run = [n for n, c in enumerate(cells) if not c.get("execution_count")]
+    deadline = time.monotonic() + wait_s
+    while True:
+        with page.expect_response(is_save, timeout=60_000) as saving:
+            page.keyboard.press("Control+s")
+        saved = saving.value
+        if not saved.ok:
+            pytest.fail(f"{name}: saving answered {saved.status} {saved.text()[:300]}")
+        response = page.request.get(f"{lab}/api/contents/{name}?content=1")
+        if not response.ok:
+            pytest.fail(
+                f"{name}: the contents API answered {response.status} {response.text()[:300]}"
+            )
+        cells = [
+            c
+            for c in response.json()["content"]["cells"]
+            if c["cell_type"] == "code" and c["source"].strip()
+        ]
+        not_run = [n for n, c in enumerate(cells) if not c.get("execution_count")]
+        if not not_run or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(2_000)
     assert not not_run, f"{name}: the saved file has code cells that did not run: {not_run}"
     return [
         f"{out['ename']}: {out['evalue']}"
