@@ -70,10 +70,10 @@ def test_the_first_checker_answers_each_shown_answer_with_what_to_fix():
     that it holds integers where floats are asked; np.arange(10, dtype=float) passes."""
     from posenc_lib.exercises import ch00
 
-    assert "replace None with a numpy array" in ch00.q1.evaluate(None).message
-    assert "shape (9,), but shape (10,)" in ch00.q1.evaluate(np.arange(9)).message
-    assert "integers" in ch00.q1.evaluate(np.arange(10)).message
-    assert ch00.q1.evaluate(np.arange(10, dtype=float)).passed
+    assert "replace None with a numpy array" in ch00.q2.evaluate(None).message
+    assert "shape (9,), but shape (10,)" in ch00.q2.evaluate(np.arange(9)).message
+    assert "integers" in ch00.q2.evaluate(np.arange(10)).message
+    assert ch00.q2.evaluate(np.arange(10, dtype=float)).passed
 
 
 # -- chapter 01: attention can't see order -------------------------------------------------------

@@ -520,7 +520,7 @@ def test_the_mode_check_sliding_favours_alibi_and_chunks_favour_sinusoidal_at_12
     assert f"{mean(CHUNKS, 'alibi', 128):.3f}" == "2.702"
     diffs = per_seed("alibi", 128, "sliding") - per_seed("alibi", 128)
     assert f"{diffs.mean():+.3f}" == "-0.010" and established(diffs) == -1
-    assert ch07.q2.correct == "c" and ch07.q2.evaluate("c").passed
+    assert ch07.q3.correct == "c" and ch07.q3.evaluate("c").passed
 
 
 # -- why: the configuration ------------------------------------------------------------------

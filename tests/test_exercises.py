@@ -541,11 +541,11 @@ def test_chapter_00_asks_for_floats_and_says_so_to_right_integers():
     from posenc_lib.exercises import ch00
 
     for integers in (np.arange(10), list(range(10)), np.arange(10, dtype=np.int32)):
-        feedback = ch00.q1.evaluate(integers)
+        feedback = ch00.q2.evaluate(integers)
         assert not feedback.passed and "integers" in feedback.message
         assert "dtype=float" in feedback.message
     for floats in (np.arange(10.0), np.arange(10, dtype=np.float32), [float(p) for p in range(10)]):
-        assert ch00.q1.evaluate(floats).passed
+        assert ch00.q2.evaluate(floats).passed
 
 
 def test_chapter_01_takes_a_boolean_permutation_matrix():
@@ -553,9 +553,9 @@ def test_chapter_01_takes_a_boolean_permutation_matrix():
     its transpose is still named as the inverse shuffle."""
     from posenc_lib.exercises import ch01
 
-    assert ch01.q2.evaluate(lambda order: np.eye(len(order), dtype=bool)[list(order)]).passed
-    transposed = ch01.q2.evaluate(lambda order: np.eye(len(order), dtype=bool)[list(order)].T)
-    assert not transposed.passed and ch01.q2.mistakes[0].message in transposed.message
+    assert ch01.q3.evaluate(lambda order: np.eye(len(order), dtype=bool)[list(order)]).passed
+    transposed = ch01.q3.evaluate(lambda order: np.eye(len(order), dtype=bool)[list(order)].T)
+    assert not transposed.passed and ch01.q3.mistakes[0].message in transposed.message
 
 
 def test_chapter_02_names_the_textbook_rotation_without_handing_over_the_shift_matrix():
@@ -567,10 +567,10 @@ def test_chapter_02_names_the_textbook_rotation_without_handing_over_the_shift_m
         c, s = np.cos(k * omega), np.sin(k * omega)
         return np.array([[c, -s], [s, c]])
 
-    message = ch02.q3.evaluate(pair_shift).message
+    message = ch02.q4.evaluate(pair_shift).message
     assert "textbook rotation" in message and "(sin, cos)" in message
     assert "[cos kw, sin kw]" not in message and "[-sin kw, cos kw]" not in message
-    assert all(line not in ch02.q3.hints[0] for line in ("[c, s]", "[-s, c]"))
+    assert all(line not in ch02.q4.hints[0] for line in ("[c, s]", "[-s, c]"))
 
 
 def test_a_float32_answer_is_told_its_precision_is_the_problem():

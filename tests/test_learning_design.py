@@ -95,6 +95,17 @@ def test_every_exercise_prompt_is_printed_in_the_notebook(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
+def test_exercises_are_asked_in_the_order_of_their_numbers(chapter):
+    """q1 is the first exercise the chapter asks, q2 the second, and so on: a learner who meets
+    q5 before q1 wonders what was skipped."""
+    asked = list(dict.fromkeys(re.findall(r"\bex\.q(\d+)", _text(chapter))))
+    assert asked == [str(k) for k in range(1, len(asked) + 1)], (chapter, asked)
+    module = MODULES[chapter[:2]]
+    for k in asked:  # each asked number is one of the module's exercises (q4a: part a of q4)
+        assert hasattr(module, f"q{k}") or hasattr(module, f"q{k}a"), (chapter, k)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_learning_goal_has_an_exercise(chapter):
     if chapter.startswith(("00", "08")):  # the start and the course quiz: no goals of their own
         return

@@ -94,11 +94,7 @@ EXEMPT = {
         "18.41": "Press et al. (2022), published perplexity (the table cites the paper)",
         "18.31": "Press et al. (2022), published perplexity (the table cites the paper)",
     },
-    "06": {
-        "0.075": "measured by rerunning the whole study on another CPU (issue 36): how far training"
-        " chaos moved two-layer models; not computable inside the chapter, which prints only the"
-        " committed run",
-    },
+    "06": {},
     "07": {},
     "08": {
         "3.1": "a model's version number (Llama 3.1, in the table of today's models)",

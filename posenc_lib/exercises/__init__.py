@@ -47,7 +47,7 @@ def all_exercises():
     --------
     >>> chapter, exercise = next(all_exercises())
     >>> chapter, exercise.name
-    ('ch00', 'positions')
+    ('ch00', 'hand')
     """
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("ch"):

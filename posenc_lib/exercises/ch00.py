@@ -13,7 +13,7 @@ class _FloatValueExercise(ValueExercise):
 
     Examples
     --------
-    >>> print(q1.evaluate(np.arange(10)))  # doctest: +NORMALIZE_WHITESPACE
+    >>> print(q2.evaluate(np.arange(10)))  # doctest: +NORMALIZE_WHITESPACE
     Not yet. Your positions are the right numbers, but integers; the prompt asks for a float
     array: np.arange(10, dtype=float), or .astype(float).
     """
@@ -29,7 +29,7 @@ class _FloatValueExercise(ValueExercise):
         return feedback
 
 
-q1 = _FloatValueExercise(
+q2 = _FloatValueExercise(
     name="positions",
     prompt="Make a float array of the positions 0, 1, ..., 9 of a 10-token sentence.",
     hint_text=(
@@ -51,7 +51,7 @@ q1 = _FloatValueExercise(
     success="You have seen the whole cycle: check, read the feedback, fix, check again.",
 )
 
-q2 = ChoiceExercise(
+q1 = ChoiceExercise(
     name="hand",
     prompt=(
         "The hand turns by one radian, about 57.3 degrees, per position. Predict where it points "

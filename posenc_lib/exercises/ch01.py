@@ -150,7 +150,7 @@ class _PermutationExercise(FunctionExercise):
 
     Examples
     --------
-    >>> q2.evaluate(lambda order: np.eye(len(order), dtype=bool)[list(order)]).passed
+    >>> q3.evaluate(lambda order: np.eye(len(order), dtype=bool)[list(order)]).passed
     True
     """
 
@@ -160,7 +160,7 @@ class _PermutationExercise(FunctionExercise):
         return super()._result_problem(result, expected, case, call)
 
 
-q2 = _PermutationExercise(
+q3 = _PermutationExercise(
     name="perm_matrix",
     prompt=(
         "Write perm_matrix(order) returning the (T, T) matrix P with (P @ x)[i] == x[order[i]], "
@@ -223,7 +223,7 @@ def _symmetry(name, change, correct, why_keeps, why_breaks, goal):
     )
 
 
-q3a = _symmetry(
+q4a = _symmetry(
     "pooling",
     "Mean-pool the attention outputs into one sentence vector (no positions, no mask).",
     "keeps",
@@ -233,7 +233,7 @@ q3a = _symmetry(
     "of vectors is the same mean. The sentence vector is identical.",
     goal=3,
 )
-q3b = _symmetry(
+q4b = _symmetry(
     "causal",
     "Apply a causal mask (query i sees keys j <= i), still without positions.",
     "breaks",
@@ -244,7 +244,7 @@ q3b = _symmetry(
     "sees other words than before, and position leaks in even without position vectors.",
     goal=4,
 )
-q3c = _symmetry(
+q4c = _symmetry(
     "positions",
     "Add sinusoidal position vectors to the embeddings before attention.",
     "breaks",
@@ -253,7 +253,7 @@ q3c = _symmetry(
     "Right: a word's vector now depends on where it stands, so a shuffle changes the inputs.",
     goal=4,
 )
-q3d = _symmetry(
+q4d = _symmetry(
     "temperature",
     "Multiply every attention score by 2 before the softmax (a sharper softmax).",
     "keeps",
@@ -264,7 +264,7 @@ q3d = _symmetry(
     goal=4,
 )
 
-q4 = ChoiceExercise(
+q2 = ChoiceExercise(
     name="prediction",
     prompt=(
         "Both sentences go through the same layer, and B's outputs are put back into A's order "
@@ -295,4 +295,4 @@ q4 = ChoiceExercise(
     goal=2,
 )
 
-EXERCISES = [q1, q4, q2, q3a, q3b, q3c, q3d]
+EXERCISES = [q1, q2, q3, q4a, q4b, q4c, q4d]

@@ -239,7 +239,7 @@ q2 = FunctionExercise(
     goal=1,
 )
 
-q3 = FunctionExercise(
+q4 = FunctionExercise(
     name="pair_shift",
     prompt=(
         "Write pair_shift(k, omega) returning the 2x2 matrix M with "
@@ -281,7 +281,7 @@ q3 = FunctionExercise(
     goal=3,
 )
 
-q4 = ChoiceExercise(
+q3 = ChoiceExercise(
     name="slider",
     prompt=(
         "In the explorer below (d_model = 16), pick pair i = 5 and move the position p from 0 to "
@@ -348,4 +348,4 @@ q5 = ValueExercise(
     reuses=("01",),
 )
 
-EXERCISES = [q1, q4, q2, q3, q5]
+EXERCISES = [q1, q2, q3, q4, q5]

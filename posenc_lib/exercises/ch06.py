@@ -145,7 +145,7 @@ _CANNOT_RUN = (
 
 
 class _GapExercise(FunctionExercise):
-    """q1: the reference's None (the scheme cannot run that long) must come back as None."""
+    """q2: the reference's None (the scheme cannot run that long) must come back as None."""
 
     def _result_problem(self, result, expected, case, call):
         if expected is None:
@@ -166,7 +166,7 @@ class _GapExercise(FunctionExercise):
         return feedback
 
 
-q1 = _GapExercise(
+q2 = _GapExercise(
     name="gap",
     prompt=(
         "Write gap(records, task, scheme): how far a scheme's score moves past the training "
@@ -277,7 +277,7 @@ q1 = _GapExercise(
     ),
 )
 
-q2 = ChoiceExercise(
+q4 = ChoiceExercise(
     name="flat_line",
     prompt=(
         "After the study's 400 training steps, ALiBi's lookback-3 accuracy is about the same at "
@@ -306,7 +306,7 @@ q2 = ChoiceExercise(
     correct="b",
 )
 
-q3 = ChoiceExercise(
+q6 = ChoiceExercise(
     name="interpolation",
     prompt=(
         "Position interpolation divides every position by 4 so that a 128-token input spans the "
@@ -332,7 +332,7 @@ q3 = ChoiceExercise(
     correct="a",
 )
 
-q4 = ChoiceExercise(
+q5 = ChoiceExercise(
     name="turning_pairs",
     prompt=(
         "Predict before you look (chapter 4, section 7): the RoPE model has heads of width 8, so "
@@ -368,7 +368,7 @@ q4 = ChoiceExercise(
     reuses=("04",),
 )
 
-q5 = ChoiceExercise(
+q1 = ChoiceExercise(
     name="fair_test",
     prompt=(
         "You want to know whether RoPE keeps lookback-3 past the length it was trained on. "
@@ -404,7 +404,7 @@ q5 = ChoiceExercise(
     goal=1,
 )
 
-q6 = ChoiceExercise(
+q3 = ChoiceExercise(
     name="read_interval",
     prompt=(
         "Ten seeds give ten paired differences, scheme A minus scheme B, each on the unseen "

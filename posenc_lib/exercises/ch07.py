@@ -17,7 +17,7 @@ class _RoundedFactor(Mistake):
 
     Examples
     --------
-    >>> rounded = q1.mistakes[4]
+    >>> rounded = q2.mistakes[4]
     >>> rounded.matches(2 * 1.4427, {"loss": 2.0}), rounded.matches(2 * 0.5, {"loss": 2.0})
     (True, False)
     """
@@ -42,7 +42,7 @@ class _ScalarOnly(Mistake):
 
     Examples
     --------
-    >>> scalar = q3.mistakes[-1]
+    >>> scalar = q4.mistakes[-1]
     >>> scalar.matches_error(TypeError("only length-1 arrays"), {"perplexity": np.ones(3)})
     True
     >>> scalar.matches_error(TypeError("only length-1 arrays"), {"perplexity": 2.0})
@@ -60,7 +60,7 @@ class _ScalarOnly(Mistake):
         )
 
 
-q1 = FunctionExercise(
+q2 = FunctionExercise(
     name="bits_per_char",
     prompt=(
         "Write bits_per_char(loss): the model's loss is a mean cross-entropy in nats per "
@@ -126,7 +126,7 @@ q1 = FunctionExercise(
     goal=2,
 )
 
-q2 = ChoiceExercise(
+q3 = ChoiceExercise(
     name="which_mode",
     prompt=(
         "Predict before you look: the models trained at L = 64 characters are scored at 2L = "
@@ -166,7 +166,7 @@ q2 = ChoiceExercise(
     goal=3,
 )
 
-q3 = FunctionExercise(
+q4 = FunctionExercise(
     name="perplexity_to_bits",
     prompt=(
         "Press et al.'s WikiText-103 models are word-level: they report perplexity per word, "
@@ -214,7 +214,7 @@ q3 = FunctionExercise(
     goal=4,
 )
 
-q4 = ChoiceExercise(
+q1 = ChoiceExercise(
     name="split_by_topic",
     prompt=(
         "Predict before reading on: every tenth help topic is held out as validation text, and "
