@@ -333,7 +333,7 @@ def test_one_wide_head_helps_rope(study):
 
 
 def test_one_head_of_alibi_is_almost_no_positions(study):
-    """06 (1x32): ALiBi falls to just above no positions on every task (within 0.04 of NoPE everywhere;
+    """06 (1x32): ALiBi stays just above no positions on every task (within 0.04 of NoPE everywhere;
     the seed-by-seed margins are in the test after this one): one head gets slope 2^-8, a penalty of
     only 0.12 across the 32 training positions."""
     records = study[0]
@@ -1642,6 +1642,17 @@ def test_dynamic_ntk_slows_pair_1_further_and_does_better_than_the_static_form()
     assert printed == [("6.3", "2.58", "0.379"), ("30.6", "1.74", "0.659")]
     assert np.isclose(dynamic_ntk_base(config.base, 4, 32, 128, 8), config.base * 13 ** (4 / 3))
     assert 0.15 < 0.379 < 0.659 < 0.924
+
+
+def test_dynamic_ntk_with_factor_1_is_the_static_form_at_4_times_the_length():
+    """06, section 7 (fold): the dynamic form's gain is its larger effective scale, not its
+    mechanism: with factor 1 at 128 = 4 x 32 tokens its base is exactly the static form's for
+    factor 4 (so the same 0.379), while the config's factor 4 gives a static factor 13's base."""
+    from posenc_lib.rope import dynamic_ntk_base, ntk_base
+
+    base = experiments.make_config(lookback(3), "rope").base
+    assert np.isclose(dynamic_ntk_base(base, 1, 32, 128, 8), ntk_base(base, 4, 8))
+    assert np.isclose(dynamic_ntk_base(base, 4, 32, 128, 8), ntk_base(base, 13, 8))
 
 
 def test_rope_ends_worse_than_sinusoidal_on_markov_with_four_heads_and_better_with_one_wide(study):

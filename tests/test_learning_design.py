@@ -9,7 +9,8 @@ The contract of issue 40, chapter by chapter:
   newcomer's walk (its rates, calibrated on a cell-by-cell walk, are in its docstring).
 - **Depth folded.** A going-deeper block is a markdown cell that opens with ``<details>`` and a
   ``<summary>`` starting "Going deeper", and closes with ``</details>``; code that belongs to it is
-  tagged ``going-deeper`` (and starts folded).
+  tagged ``going-deeper`` (and starts folded: its code, and its output when that is only printed
+  text, so a block's printout does not stand on the core path).
 - **Every task printed where it is asked.** Every exercise of the chapter has its prompt printed
   by a cell of the notebook (``q.ask()``), before the cell that checks it.
 - **Every goal exercised.** The header's learning goals are numbered by their order; every goal has
@@ -43,6 +44,7 @@ MODULES = dict(
     )
 )
 sys.path.insert(0, str(ROOT / "tools"))
+import nbtools  # noqa: E402
 import reading_time  # noqa: E402
 
 
@@ -84,6 +86,18 @@ def test_going_deeper_blocks_are_closed_folds(chapter):
     opened = re.findall(r"^<details>\s*\n<summary>(.*?)</summary>", text, flags=re.M)
     assert len(opened) == text.count("<details>") == text.count("</details>"), chapter
     assert all(s.replace("<b>", "").startswith("Going deeper") for s in opened), opened
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_a_going_deeper_printout_starts_folded_and_a_figure_stays_open(chapter):
+    nb = nbformat.read(NOTEBOOKS / f"{chapter}.ipynb", as_version=4)
+    for n, cell in enumerate(nb.cells):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type != "code" or "going-deeper" not in tags:
+            continue
+        state = cell.metadata.get("jupyter", {})
+        assert state.get("source_hidden") is True, (chapter, n)
+        assert state.get("outputs_hidden", False) is nbtools.text_only(cell), (chapter, n)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)

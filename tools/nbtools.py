@@ -194,12 +194,25 @@ def sync_from_text(path):
     return True
 
 
+def text_only(cell):
+    """Whether every output of ``cell`` is text: printed lines, no figure, widget or HTML."""
+    outputs = cell.get("outputs", [])
+    return bool(outputs) and all(
+        out.get("output_type") == "stream"
+        or set(out.get("data", {})) <= {"text/plain"}
+        and out.get("output_type") in ("execute_result", "display_data")
+        for out in outputs
+    )
+
+
 def fold(nb):
     """Fold in JupyterLab what the site folds: drawing code, and a going-deeper block's cells.
 
-    Both start with their source collapsed; their outputs show (a going-deeper block's explorer
-    must stay reachable by keyboard, and its figure is what the block's prose reads).
-    Returns True when a cell's metadata changed.
+    Both start with their source collapsed. A going-deeper cell that only prints text starts
+    with its output collapsed too: the block's prose is folded away, and its printout would
+    otherwise stand on the core path (hundreds of lines in chapters 06 and 07). A figure or an
+    explorer stays open (an explorer must stay reachable by keyboard, and the block's prose reads
+    its figure). Returns True when a cell's metadata changed.
     """
     changed = False
     for cell in nb.cells:
@@ -207,9 +220,11 @@ def fold(nb):
         if cell.cell_type != "code" or not FOLDED & tags:
             continue
         state = cell.metadata.setdefault("jupyter", {})
-        if state.get("source_hidden") is not True or "outputs_hidden" in state:
-            state["source_hidden"] = True
-            state.pop("outputs_hidden", None)
+        wanted = {"source_hidden": True}
+        if "going-deeper" in tags and text_only(cell):
+            wanted["outputs_hidden"] = True
+        if state != wanted:
+            cell.metadata["jupyter"] = wanted
             changed = True
     return changed
 
@@ -329,6 +344,7 @@ def execute(path, timeout=600):
     )
     client.execute()
     nb.metadata.pop("widgets", None)
+    fold(nb)  # a text-only going-deeper output starts collapsed (`fold`)
     nbformat.write(nb, path)
 
 

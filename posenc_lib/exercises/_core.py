@@ -174,6 +174,15 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
     if np.all(close):
         return None
     bad = [tuple(i.tolist()) for i in np.argwhere(~close)]
+    if expected.ndim == 0:  # one number: printing the expected value would give the answer away
+        precision = _precision_note(array, expected, what, rtol, atol)
+        if precision and precision[0]:
+            return Feedback(False, precision[1])
+        return Feedback(
+            False,
+            f"{what} is {_fmt_pair(array[()], expected[()], atol)[0]}, not the expected value "
+            f"(tolerance rtol={rtol:g}, atol={atol:g}); `hint()` says how to get there.",
+        )
 
     def entry(index, separator=""):
         return "at {}{} you have {}, expected {}".format(
@@ -539,8 +548,8 @@ class FunctionExercise(Exercise):
     ...     reference=lambda x: 2 * x, cases=({"x": 1.0}, {"x": -3.0}))
     >>> double.evaluate(lambda value: value + value).passed
     True
-    >>> double.evaluate(lambda value: value + 2).message[:36]
-    'the result of <lambda>(1) differs fr'
+    >>> double.evaluate(lambda value: value + 2).message[:45]
+    'the result of <lambda>(1) is 3, not the expec'
     """
 
     reference: object = None

@@ -208,7 +208,8 @@ q2 = _GapExercise(
         Mistake(
             "your gap has the opposite sign: it is the value at the longest length minus the "
             "value at the training length, so a model that got worse has a negative accuracy "
-            "gap.",
+            "gap. Did you subtract the other way round, or take abs()? The sign is the point: "
+            "it says whether the model got better or worse.",
             lambda records, task, scheme: -extrapolation_gap(records, task, scheme),
         ),
         Mistake(

@@ -648,7 +648,7 @@ QUESTIONS = [
                 "0.75",
                 "Right: both positions are divided by 4, so their difference is too. A head "
                 "that learnt 'exactly 3 back' no longer lines up: in chapter 6, interpolated "
-                "models stayed at chance on the exact offset even after 40 fine-tuning steps.",
+                "models stayed at chance on the exact offset after 40 fine-tuning steps.",
             ),
             "b": (
                 "3, as in training",
