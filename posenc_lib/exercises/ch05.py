@@ -329,8 +329,11 @@ q7 = ChoiceExercise(
         "gentlest head; (d) equally on every key, for every head."
     ),
     hint_text=(
+        "With equal content every key gets the same score apart from the bias: write the bias "
+        "of the keys at distances 0, 1, 2 and 3 for slope 1/2, and see which one the softmax "
+        "weights most.",
         "The bias -m |i - j| is largest where |i - j| is smallest, and a softmax keeps the order "
-        "of the scores."
+        "of the scores.",
     ),
     starter='answer_offset = "?"  # "a", "b", "c" or "d"',
     solution_code='answer_offset = "a"',
