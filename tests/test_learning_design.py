@@ -100,6 +100,25 @@ def test_a_going_deeper_printout_starts_folded_and_a_figure_stays_open(chapter):
         assert state.get("outputs_hidden", False) is nbtools.text_only(cell), (chapter, n)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_the_core_path_runs_without_its_going_deeper_cells(chapter):
+    """A learner may run the core cells only: no core cell needs a name that only a going-deeper
+    cell defines (chapter 07's comparisons once needed a fold's helpers)."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(NOTEBOOKS / f"{chapter}.ipynb", as_version=4)
+    nb.cells = [
+        c
+        for c in nb.cells
+        if not (c.cell_type == "code" and "going-deeper" in c.metadata.get("tags", []))
+    ]
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    )
+    client.execute()  # raises CellExecutionError, naming the cell, if a core cell fails
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_exercise_prompt_is_printed_in_the_notebook(chapter):
     printed = _outputs(chapter)

@@ -207,9 +207,9 @@ q4 = FunctionExercise(
         ),
     ),
     success=(
-        "The paper's sinusoidal model goes from 4.33 to 8.67 bits per word between 512 and "
-        "15,512 words; its ALiBi model from 4.30 to 4.19. To compare with bits per character, "
-        "multiply ours by the characters per word (section 6)."
+        "The paper's sinusoidal model goes from 4.33 to 8.67 bits per token between 512 and "
+        "15,512 tokens; its ALiBi model from 4.30 to 4.19. To compare with our bits per "
+        "character, multiply ours by the characters per WikiText-style token (section 6)."
     ),
     goal=4,
 )

@@ -596,7 +596,9 @@ QUESTIONS = [
             "d": (
                 "ALiBi",
                 "Right: its penalty prefers nearer keys, which is what 'most recent' asks for, "
-                "and the penalty for a given distance is the same at every length.",
+                "and the penalty for a given distance is the same at every length, provided its "
+                "slopes are steep enough to matter within the training length (chapter 6: one "
+                "head with the recipe's slope 2^-8 learnt no recency at all).",
             ),
         },
         "d",
