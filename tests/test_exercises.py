@@ -972,3 +972,26 @@ def test_chapter_04_both_vectors_turned_clockwise_is_named_among_the_causes():
         feedback = ch04.q2.evaluate(answer)
         assert not feedback.passed and "clockwise" in feedback.message
         assert "q rotated to position n and k to m" in feedback.message
+
+
+def test_chapter_06_a_gap_of_none_where_the_scheme_runs_names_the_longest_length():
+    """06 q2: a gap that takes the longest length from every record (another task's) finds no
+    'unseen' value and returns None; the feedback says the scheme can run and where to look,
+    not 'did you forget to return'."""
+    from posenc_lib.exercises import ch06
+
+    def gap(records, task, scheme):
+        rows = [r for r in records if r["task"] == task and r["scheme"] == scheme]
+        longest = max(r["eval_len"] for r in records)  # every record's, not this task's
+        at_train = [r["value"] for r in rows if r["eval_len"] == r["train_len"]]
+        at_longest = [
+            r["value"] for r in rows if r["eval_len"] == longest and r["region"] == "unseen"
+        ]
+        if not at_longest or None in at_train + at_longest:
+            return None
+        return np.mean(at_longest) - np.mean(at_train)
+
+    feedback = ch06.q2.evaluate(gap)
+    assert not feedback.passed
+    assert "forget to `return`" not in feedback.message
+    assert "this task's and scheme's own records" in feedback.message

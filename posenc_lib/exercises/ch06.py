@@ -156,6 +156,13 @@ class _GapExercise(FunctionExercise):
                 f"{call} should return None: the scheme cannot run at the longest length "
                 f"(its values there are None), so it has no gap; yours returned {result!r}.",
             )
+        if result is None:  # a gap where the scheme can run: None is a wrong reading, not a slip
+            return Feedback(
+                False,
+                f"{call} returned None, but this scheme can run at the longest length and has a "
+                "gap. Return None only when its values there are None; and take the longest "
+                "length from this task's and scheme's own records, not from every record.",
+            )
         return super()._result_problem(result, expected, case, call)
 
     def grade(self, answer):
