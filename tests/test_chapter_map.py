@@ -88,11 +88,13 @@ def test_the_readme_table_and_total_time_agree_with_the_chapters():
     for row, chapter in zip(rows, HEADERS, strict=True):
         assert row[1] == f"[{chapter['title']}](notebooks/{chapter['stem']}.ipynb)", row
     total = re.search(
-        r"The (\w+) chapters take about (\d+) h (\d+) min in all \(the sum of\s+the estimates in their "
+        r"The (\w+) chapters take about (\d+) h (\d+) min on their core paths\s+\(the sum of\s+the estimates in their "
         r"headers: ([\d, and]+) minutes\)",
         readme,
     )
-    assert total, "README: no 'The N chapters take about H h M min in all (...)' sentence"
+    assert total, (
+        "README: no 'The N chapters take about H h M min on their core paths (...)' sentence"
+    )
     minutes = [h["minutes"] for h in HEADERS]
     assert total[1] == NUMBER_WORDS[len(HEADERS)]
     assert int(total[2]) * 60 + int(total[3]) == sum(minutes)
