@@ -136,6 +136,12 @@ _CASES = (
         "task": "t",
         "scheme": "learned",
     },
+    {  # the same records, asking for the scheme that runs: the table's None is not its gap
+        "records": _records([[1.0, (0.6, 0.3), (0.5, 0.2), (0.4, 0.1)]], scheme="rope")
+        + _records([[1.0, (None, None), (None, None), (None, None)]] * 2, scheme="learned"),
+        "task": "t",
+        "scheme": "rope",
+    },
 )
 
 _CANNOT_RUN = (
