@@ -174,10 +174,10 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
     if np.all(close):
         return None
     bad = [tuple(i.tolist()) for i in np.argwhere(~close)]
+    precision = _precision_note(array, expected, what, rtol, atol)
+    if precision and precision[0]:  # right to the answer's own precision: name only the dtype
+        return Feedback(False, precision[1])
     if expected.ndim == 0:  # one number: printing the expected value would give the answer away
-        precision = _precision_note(array, expected, what, rtol, atol)
-        if precision and precision[0]:
-            return Feedback(False, precision[1])
         return Feedback(
             False,
             f"{what} is {_fmt_pair(array[()], expected[()], atol)[0]}, not the expected value "
@@ -195,9 +195,6 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
     worst = tuple(int(k) for k in np.unravel_index(np.argmax(excess), array.shape))
     if worst not in bad[:3]:
         shown += f"; the largest difference is {entry(worst, ':')}"
-    precision = _precision_note(array, expected, what, rtol, atol)
-    if precision and precision[0]:
-        return Feedback(False, precision[1])
     return Feedback(
         False,
         f"{what} differs from the expected values in {len(bad)} of {array.size} entries "
