@@ -468,7 +468,8 @@ def test_readme_states_the_courses_length_as_the_chapters_add_it_up():
     minutes = [sitetools.chapter_info(p)["minutes"] for p in NOTEBOOKS]
     text = (ROOT / "README.md").read_text()
     total = sum(minutes)
-    assert f"about {total // 60} h {total % 60} min" in text
+    hours = f"{total // 60} hours" if total % 60 == 0 else f"{total // 60} h {total % 60} min"
+    assert f"about {hours}" in text
     assert ", ".join(str(m) for m in minutes[:-1]) + f" and {minutes[-1]} minutes" in text
     import reading_time
 

@@ -216,6 +216,15 @@ def positions(seq_len, d_model):
     signal = np.concatenate([np.sin(scaled_time), np.cos(scaled_time)], axis=1)
     return np.pad(signal, [[0, 0], [0, d_model % 2]])
 """,
+    "ch02.positions.10": """
+def positions(seq_len, d_model):
+    i = np.arange(d_model // 2)
+    angles = np.arange(seq_len)[:, None] * 10000.0 ** (-2 * i / d_model)
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+""",
     # -- chapter 2: wavelengths and shifts ----------------------------------------------------
     "ch02.wavelength.0": """
 def wavelength(i, d_model):
@@ -246,6 +255,11 @@ def pair_shift(k, omega):
     "ch02.pair_shift.1": """
 def pair_shift(k, omega):
     return np.array([[np.cos(k), np.sin(k)], [-np.sin(k), np.cos(k)]])
+""",
+    "ch02.pair_shift.2": """
+def pair_shift(k, omega):
+    c, s = np.cos(omega), np.sin(omega)
+    return np.array([[c, s], [-s, c]])
 """,
     "ch02.pe_length.0": "length = np.sqrt(8)",
     "ch02.pe_length.1": "length = 8 / 2",

@@ -120,12 +120,26 @@ def test_shape_feedback_names_both_shapes():
 
 
 def test_value_feedback_shows_the_first_differing_entries_and_tolerance():
-    answer = np.arange(6.0)
+    answer = np.arange(20.0)
     answer[4] = 40.0
-    feedback = compare_arrays(answer, np.arange(6.0), rtol=1e-6, atol=1e-9)
-    assert "1 of 6 entries" in feedback.message
+    feedback = compare_arrays(answer, np.arange(20.0), rtol=1e-6, atol=1e-9)
+    assert "1 of 20 entries" in feedback.message
     assert "at (4,) you have 40, expected 4" in feedback.message
     assert "rtol=1e-06" in feedback.message
+
+
+def test_value_feedback_never_prints_the_expected_values_of_a_small_answer():
+    """A 2x2 matrix's four expected entries would be the answer (chapter 02's q4 starter printed
+    its cos, sin, -sin pattern): up to SMALL numbers, the feedback names only your entries."""
+    from posenc_lib.exercises._core import SMALL
+
+    for size in (1, 4, SMALL):
+        expected = np.linspace(0.1, 0.9, size)
+        message = compare_arrays(np.zeros(size), expected).message
+        assert f"{size} of {size} entries" in message and "you have 0" in message
+        assert "expected 0." not in message and "hint()" in message
+    message = compare_arrays(np.zeros(SMALL + 1), np.ones(SMALL + 1)).message
+    assert "you have 0, expected 1" in message
 
 
 def test_nan_feedback_says_where():
@@ -413,6 +427,15 @@ def _wrong(mistake, case):
         return None
 
 
+def _error(mistake, case):
+    """The exception a wrong variant raises for ``case`` (type and message), or None."""
+    try:
+        mistake.answer(**case)
+    except Exception as error:
+        return type(error).__name__, str(error)
+    return None
+
+
 def _visibly_different(a, b):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return a.shape != b.shape or not np.allclose(a, b, rtol=1e-3, atol=1e-6)
@@ -464,6 +487,7 @@ def test_mistakes_of_one_exercise_are_told_apart(chapter, exercise):
                         _wrong(a, case) is not None
                         and _visibly_different(_wrong(a, case), _wrong(b, case))
                     )
+                    or _error(a, case) != _error(b, case)  # both raise, each its own error
                     for case in exercise.cases
                 ), (a.message, b.message)
 
@@ -491,7 +515,9 @@ def test_a_missing_scale_shows_in_the_printed_digits():
         assert np.max(np.abs(wrong - right)) > 0.05
     assert _fmt_pair(-2.1134201, -2.1134213) == ("-2.1134201", "-2.1134213")
     assert _fmt_pair(0.5, 0.25) == ("0.5", "0.25")
-    message = compare_arrays(np.array([1.0 + 3e-6]), np.array([1.0])).message
+    answer = np.ones(20)
+    answer[0] += 3e-6
+    message = compare_arrays(answer, np.ones(20)).message
     assert "you have 1.000003, expected 1" in message
     answer = np.arange(100.0)
     answer[:5] += 1e-5
@@ -501,7 +527,11 @@ def test_a_missing_scale_shows_in_the_printed_digits():
 
 
 def test_rounding_residue_in_an_expected_value_is_shown_as_zero():
-    message = compare_arrays(np.array([1.0, 0.0]), np.array([np.cos(np.pi / 2), 1.0])).message
+    expected = np.zeros(20)
+    expected[0], expected[1] = np.cos(np.pi / 2), 1.0
+    answer = np.zeros(20)
+    answer[0] = 1.0
+    message = compare_arrays(answer, expected).message
     assert "at (0,) you have 1, expected 0;" in message
     assert "e-17" not in message
 

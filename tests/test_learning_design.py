@@ -9,8 +9,11 @@ The contract of issue 40, chapter by chapter:
   newcomer's walk (its rates, calibrated on a cell-by-cell walk, are in its docstring).
 - **Depth folded.** A going-deeper block is a markdown cell that opens with ``<details>`` and a
   ``<summary>`` starting "Going deeper", and closes with ``</details>``; code that belongs to it is
-  tagged ``going-deeper`` (and starts folded: its code, and its output when that is only printed
-  text, so a block's printout does not stand on the core path).
+  tagged ``going-deeper`` (and starts folded: its code, and its output unless that is an explorer,
+  so a block's printout or figure does not stand on the core path). A cell whose printout the core
+  prose reads is ``hide-input`` instead: its code folded, its printout shown. So no core sentence
+  quotes a number that only a folded output prints (the recap and the verdict ledger, which sum up
+  the going-deeper blocks too, aside).
 - **Every task printed where it is asked.** Every exercise of the chapter has its prompt printed
   by a cell of the notebook (``q.ask()``), before the cell that checks it.
 - **Every goal exercised.** The header's learning goals are numbered by their order; every goal has
@@ -89,7 +92,7 @@ def test_going_deeper_blocks_are_closed_folds(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_a_going_deeper_printout_starts_folded_and_a_figure_stays_open(chapter):
+def test_a_going_deeper_output_starts_folded_and_an_explorer_stays_open(chapter):
     nb = nbformat.read(NOTEBOOKS / f"{chapter}.ipynb", as_version=4)
     for n, cell in enumerate(nb.cells):
         tags = cell.get("metadata", {}).get("tags", [])
@@ -97,7 +100,55 @@ def test_a_going_deeper_printout_starts_folded_and_a_figure_stays_open(chapter):
             continue
         state = cell.metadata.get("jupyter", {})
         assert state.get("source_hidden") is True, (chapter, n)
-        assert state.get("outputs_hidden", False) is nbtools.text_only(cell), (chapter, n)
+        assert state.get("outputs_hidden", False) is nbtools.foldable_output(cell), (chapter, n)
+        if nbtools.WIDGET in str(cell.get("outputs")):
+            assert "outputs_hidden" not in state, (chapter, n)
+
+
+QUOTED = re.compile(r"(?<![\w.])\d[\d,]*\.\d{2,}|(?<![\w.])\d[\d,]*(?:\.\d+)?%")
+SUMMING_UP = re.compile(r"^## (Recap|Verdict ledger)", re.M)
+
+
+def _numbers(text):
+    return {n.replace(",", "") for n in QUOTED.findall(text)}
+
+
+def _printed(cell):
+    """The text a code cell's outputs show: printed lines, plain text, HTML."""
+    parts = []
+    for out in cell.get("outputs", []):
+        data = out.get("data", {})
+        parts += [out.get("text", ""), data.get("text/plain", ""), data.get("text/html", "")]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_no_core_sentence_quotes_a_number_only_a_folded_output_prints(chapter):
+    nb = nbformat.read(NOTEBOOKS / f"{chapter}.ipynb", as_version=4)
+    shown, folded, core, depth, summing_up = set(), {}, [], 0, False
+    for n, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            numbers = _numbers(_printed(cell))
+            if cell.metadata.get("jupyter", {}).get("outputs_hidden"):
+                for number in numbers:
+                    folded.setdefault(number, n)
+            else:
+                shown |= numbers
+            continue
+        if cell.cell_type != "markdown":
+            continue
+        summing_up = summing_up or bool(SUMMING_UP.search(cell.source))
+        for part in re.split(r"(</?details>)", cell.source):
+            depth += {"<details>": 1, "</details>": -1}.get(part, 0)
+            if depth == 0 and not part.startswith("<") and not summing_up:
+                prose = re.sub(r"\$[^$]*\$", "", part)  # formulas hold constants, not results
+                core += [(n, number) for number in _numbers(prose)]
+    hidden = [
+        f"cell {n} quotes {number}, printed only by folded cell {folded[number]}"
+        for n, number in core
+        if number not in shown and number in folded
+    ]
+    assert not hidden, hidden
 
 
 @pytest.mark.slow

@@ -85,7 +85,7 @@ def test_moving_the_position_turns_the_hands_and_moves_the_cursors(sinusoidal_ex
     assert list(e.row_cursor.get_ydata()) == [0, 0]
     np.testing.assert_allclose(e.heat.get_array()[e.window], e.table[7])
     assert np.ma.getmaskarray(e.heat.get_array())[: e.window - 7].all(), "rows before 0: blank"
-    assert e.live.renders == renders + 1
+    assert e.live.renders == renders + 1, "one step, one frame asked for"
 
 
 def test_choosing_a_pair_shows_its_columns(sinusoidal_explorer):
@@ -224,6 +224,35 @@ EXPLORERS = {
     "alibi": AlibiExplorer,
     "attention": _attention_inspector,
 }
+
+
+# one control of each explorer and a value it moves to
+A_STEP = {
+    "hello": ("position", 5),
+    "order": ("causal", True),
+    "sinusoidal": ("position", 7),
+    "similarity": ("shift", 20),
+    "frames": ("frame", 1),
+    "rope": ("m", 5),
+    "alibi": ("query", 5),
+    "attention": ("head", 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPLORERS))
+def test_a_step_draws_nothing_in_the_kernel_until_a_static_twin_asks_for_its_frame(name):
+    """Every explorer is drawn in the page; its matplotlib figure serves the static twins only."""
+    explorer = EXPLORERS[name]()
+    live = explorer.live
+    assert live.lazy
+    attribute, value = A_STEP[name]
+    asked, drawn = live.renders, live.draws
+    getattr(explorer, attribute).value = value
+    assert live.renders > asked, "the step asked for a frame"
+    assert live.draws == drawn, "and drew none"
+    twin = live.snapshot()
+    assert bytes(twin.data)[1:4] == b"PNG"
+    assert live.draws == drawn + 1, "the twin drew the figure once"
 
 
 def test_the_style_check_covers_every_widget_the_package_exports():

@@ -194,25 +194,26 @@ def sync_from_text(path):
     return True
 
 
-def text_only(cell):
-    """Whether every output of ``cell`` is text: printed lines, no figure, widget or HTML."""
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def foldable_output(cell):
+    """Whether ``cell`` has outputs and none is a widget: printed lines, a figure, a source listing.
+
+    An explorer (a widget view) is never folded: it must stay reachable by keyboard.
+    """
     outputs = cell.get("outputs", [])
-    return bool(outputs) and all(
-        out.get("output_type") == "stream"
-        or set(out.get("data", {})) <= {"text/plain"}
-        and out.get("output_type") in ("execute_result", "display_data")
-        for out in outputs
-    )
+    return bool(outputs) and not any(WIDGET in out.get("data", {}) for out in outputs)
 
 
 def fold(nb):
     """Fold in JupyterLab what the site folds: drawing code, and a going-deeper block's cells.
 
-    Both start with their source collapsed. A going-deeper cell that only prints text starts
-    with its output collapsed too: the block's prose is folded away, and its printout would
-    otherwise stand on the core path (hundreds of lines in chapters 06 and 07). A figure or an
-    explorer stays open (an explorer must stay reachable by keyboard, and the block's prose reads
-    its figure). Returns True when a cell's metadata changed.
+    Both start with their source collapsed. A going-deeper cell's output starts collapsed too,
+    unless it is an explorer (`foldable_output`): the block's prose is folded away, and its
+    printout, figure or source listing would otherwise stand on the core path without it
+    (hundreds of printed lines in chapters 06 and 07, ten figures in chapter 02). Returns True
+    when a cell's metadata changed.
     """
     changed = False
     for cell in nb.cells:
@@ -221,7 +222,7 @@ def fold(nb):
             continue
         state = cell.metadata.setdefault("jupyter", {})
         wanted = {"source_hidden": True}
-        if "going-deeper" in tags and text_only(cell):
+        if "going-deeper" in tags and foldable_output(cell):
             wanted["outputs_hidden"] = True
         if state != wanted:
             cell.metadata["jupyter"] = wanted

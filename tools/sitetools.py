@@ -355,9 +355,9 @@ def site_notebook(nb, notebook_name, url=None):
 
     Badge line -> launch bar; widget outputs -> a note with the launch links; every figure gets
     alt text (its cell's ``mystnb.image.alt``, else a fallback naming its section); the code of a
-    going-deeper block starts folded (``hide-input``), and its output too when it is only printed
-    text (``hide-output``); blank outputs (a finished progress line)
-    are left out.
+    going-deeper block starts folded (``hide-input``), and its output too unless it is an explorer
+    (``hide-output``, `nbtools.foldable_output`); blank outputs (a finished progress line) are
+    left out.
     """
     import nbformat
 
@@ -378,7 +378,7 @@ def site_notebook(nb, notebook_name, url=None):
         tags = cell.metadata.setdefault("tags", [])
         if "going-deeper" in tags and "hide-input" not in tags:
             tags.append("hide-input")  # a going-deeper block's code starts folded, as in JupyterLab
-        if "going-deeper" in tags and nbtools.text_only(cell) and "hide-output" not in tags:
+        if "going-deeper" in tags and nbtools.foldable_output(cell) and "hide-output" not in tags:
             tags.append("hide-output")  # and its printout too (`nbtools.fold`)
         live = [out for out in cell.get("outputs", []) if _is_widget(out) and _is_live(out)]
         if live:

@@ -109,6 +109,9 @@ def _fmt_pair(yours, expected, atol=0.0):
     return shown
 
 
+SMALL = 16  # answers of at most this many numbers: the feedback never prints them
+
+
 def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"):
     """Compare a learner's array with the expected one; return a failing Feedback or None.
 
@@ -127,7 +130,8 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
     -------
     Feedback or None
         A failing Feedback saying what differs (type, shape, dtype, NaN, the first differing
-        entries), or None when the arrays agree.
+        entries), or None when the arrays agree. The expected values of an answer of at most
+        ``SMALL`` numbers are never printed: they would be the answer.
 
     Examples
     --------
@@ -139,6 +143,10 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
     Not yet. Your answer is a str ('2'); expected a number.
     >>> compare_arrays([1.0, 2.0], np.array([1.0, 2.0])) is None
     True
+    >>> print(compare_arrays(np.eye(2), [[0.0, 1.0], [-1.0, 0.0]]))  # doctest: +NORMALIZE_WHITESPACE
+    Not yet. Your answer differs from the expected values in 4 of 4 entries (tolerance
+    rtol=1e-06, atol=1e-09): at (0, 0) you have 1; at (0, 1) you have 0; at (1, 0) you have 0; at
+    (1, 1) you have 1; `hint()` says how to get there.
     """
     expected = np.asarray(expected)
     kind = "a number" if expected.ndim == 0 else "a numpy array"
@@ -182,6 +190,18 @@ def compare_arrays(answer, expected, *, rtol=1e-6, atol=1e-9, what="your answer"
             False,
             f"{what} is {_fmt_pair(array[()], expected[()], atol)[0]}, not the expected value "
             f"(tolerance rtol={rtol:g}, atol={atol:g}); `hint()` says how to get there.",
+        )
+
+    if expected.size <= SMALL:  # a few numbers: their expected values would be the answer
+        shown = "; ".join(
+            f"at {index} you have {_fmt_pair(array[index], expected[index], atol)[0]}"
+            for index in bad
+        )
+        return Feedback(
+            False,
+            f"{what} differs from the expected values in {len(bad)} of {array.size} entries "
+            f"(tolerance rtol={rtol:g}, atol={atol:g}): {shown}; `hint()` says how to get "
+            f"there.{precision[1] if precision else ''}",
         )
 
     def entry(index, separator=""):

@@ -48,6 +48,15 @@ def _cosines_for_every_pair(seq_len, d_model):
     return pe
 
 
+def _sines_for_half_the_pairs(seq_len, d_model):
+    """Angles for d_model // 2 pairs only: for odd d_model the sine columns want one more."""
+    angles = _angles(seq_len, d_model)[:, : d_model // 2]
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+
+
 def _column_exponent(seq_len, d_model):
     """Column j with its own exponent j / d_model: the cosine column 2i + 1 gets (2i + 1) / d."""
     j = np.arange(d_model)
@@ -119,13 +128,13 @@ q1 = FunctionExercise(
     mistakes=(
         Mistake(
             "your table matches the formula with i in place of 2i in the exponent, "
-            "10000^(-i/d_model) with i the pair index (chapter 2's bug B, base 100 in disguise). "
+            "10000^(-i/d_model) with i the pair index (bug B of this chapter's section 5, base 100 in disguise). "
             "The exponent uses the dimension index 2i of the pair's sine column.",
             lambda seq_len, d_model: sinusoidal_positions(seq_len, d_model, base=100.0),
         ),
         Mistake(
-            "your table matches the exponent 2·dim/d_model with dim = 0, 2, 4, ... (chapter 2's "
-            "bug A, base 10^8): the dimension index was doubled again. Use 2i/d_model with i the "
+            "your table matches the exponent 2·dim/d_model with dim = 0, 2, 4, ... (bug A "
+            "of this chapter's section 5, base 10^8): the dimension index was doubled again. Use 2i/d_model with i the "
             "pair index, which is dim/d_model.",
             lambda seq_len, d_model: sinusoidal_positions(seq_len, d_model, base=1e8),
         ),
@@ -180,6 +189,13 @@ q1 = FunctionExercise(
             "the paper's formula: speeds 10000^(-2i/d_model), interleaved, pair i's sine in "
             "column 2i and its cosine in column 2i + 1.",
             _tensor2tensor,
+        ),
+        Mistake(
+            "For odd d_model there is one more sine column than cosine columns: d_model = 5 has "
+            "sines in columns 0, 2 and 4 (pairs 0, 1, 2) and cosines in columns 1 and 3. "
+            "Compute angles for all ceil(d_model / 2) pairs, fill pe[:, 0::2] with their sines "
+            "and pe[:, 1::2] with the cosines of the first d_model // 2.",
+            _sines_for_half_the_pairs,
         ),
     ),
     success="Compare with posenc_lib.sinusoidal_positions: the same idea, plus argument checks.",
@@ -275,6 +291,11 @@ q4 = FunctionExercise(
             "your matrix turns by k radians, not k * omega: pair i turns by omega per position, "
             "so k positions are an angle of k * omega.",
             lambda k, omega: shift_matrix(k, 2),
+        ),
+        Mistake(
+            "your matrix turns by omega, one position's angle, whatever k is: k positions are "
+            "an angle of k * omega.",
+            lambda k, omega: shift_matrix(omega, 2),
         ),
     ),
     success="It doesn't involve p: one matrix shifts every position by k.",

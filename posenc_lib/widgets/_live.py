@@ -63,8 +63,8 @@ class LiveFigure:
     widget : bool
         Publish the frames in an ``ipywidgets.Image`` (default). False keeps them in a plain
         holder (``image.value``, the PNG bytes) for an explorer whose live view is drawn in the
-        browser (`LiveView`): its frames serve the static twins only and need not travel to the
-        page on every step.
+        browser (`LiveView`): its frames serve the static twins only, so they are drawn lazily,
+        when ``image.value`` or a `snapshot` asks for one (``lazy``), not on every step.
 
     Examples
     --------
@@ -100,11 +100,14 @@ class LiveFigure:
                 ),
             )
             if widget
-            else _Frame()
+            else _Frame(self)
         )
+        self.lazy = not widget
         self.animated = []
         self.background = None
-        self.renders = 0
+        self.renders = 0  # frames asked for (`render`)
+        self.draws = 0  # frames drawn: fewer than ``renders`` when ``lazy``
+        self._pending = None  # a lazy figure's frame not drawn yet: (full, relayout)
 
     def animate(self, *artists):
         """Mark artists that change on every step; they are redrawn over a cached background."""
@@ -121,6 +124,24 @@ class LiveFigure:
         """
         if alt is not None and not isinstance(alt, str):
             raise TypeError(f"LiveFigure.render: alt must be a str, got {short(alt)}")
+        self.renders += 1
+        if self.lazy:  # nothing shows this frame yet: remember what to draw, and its text
+            if alt is not None:
+                self.image.tooltip = alt
+            was_full, was_relayout = self._pending or (False, False)
+            self._pending = (was_full or full, was_relayout or relayout)
+            return
+        self._draw(full, relayout, alt)
+
+    def flush(self):
+        """Draw a lazy figure's last asked-for frame, if it is not drawn yet."""
+        if self._pending is not None:
+            full, relayout = self._pending
+            self._pending = None
+            self._draw(full, relayout, None)
+
+    def _draw(self, full, relayout, alt):
+        """Draw the frame and publish it (the body of `render`)."""
         if relayout:
             self.fig.set_layout_engine("constrained")
         if full or relayout or self.background is None:
@@ -143,7 +164,7 @@ class LiveFigure:
             if alt is not None:
                 self.image.tooltip = alt
             self.image.value = buffer.getvalue()
-        self.renders += 1
+        self.draws += 1
 
     def snapshot(self):
         """Return the last rendered frame as a static image for a notebook output.
@@ -158,6 +179,7 @@ class LiveFigure:
             frame = Image.open(io.BytesIO(bytes(self.image.value))).convert("RGB")
         else:  # frames drawn at 1x (their live view is drawn in the page): draw this one at 2x
             frame = self._drawn_at_twice_the_size()
+            self.draws += 1
         buffer = io.BytesIO()
         frame.quantize(colors=256).save(buffer, format="png", compress_level=PNG_LEVEL)
         width, height = self.shown_size
@@ -166,11 +188,17 @@ class LiveFigure:
     def _drawn_at_twice_the_size(self):
         """Draw the whole figure, animated artists included, once at twice the size shown."""
         dpi = self.fig.dpi
+        _, relayout = self._pending or (False, False)
+        if self._pending is not None or self.draws == 0:
+            self._pending = (True, False)  # the 1x frame, drawn when `image.value` is read
+        if relayout:
+            self.fig.set_layout_engine("constrained")
         for artist in self.animated:
             artist.set_animated(False)
         try:
             self.fig.set_dpi(2 * dpi / self.density)
-            self.canvas.draw()
+            self.canvas.draw()  # lays the figure out, if no drawing has yet
+            self.fig.set_layout_engine("none")
             width, height = self.canvas.get_width_height()
             return Image.frombuffer(
                 "RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1
@@ -183,14 +211,27 @@ class LiveFigure:
 
 
 class _Frame:
-    """Where a `LiveFigure` without a widget keeps its last frame (``value``: PNG bytes).
+    """Where a lazy `LiveFigure` (no widget) keeps its last frame (``value``: PNG bytes).
 
+    Reading ``value`` draws the frame last asked for, if it is not drawn yet (`LiveFigure.flush`).
     ``tooltip`` keeps the frame's text, as `FrameImage` does; ``hold_sync`` is a no-op here,
     since nothing is sent to a page.
     """
 
-    value = b""
     tooltip = None
+
+    def __init__(self, figure):
+        self._figure = figure
+        self._value = b""
+
+    @property
+    def value(self):
+        self._figure.flush()
+        return self._value
+
+    @value.setter
+    def value(self, png):
+        self._value = png
 
     def hold_sync(self):
         return contextlib.nullcontext()
