@@ -723,6 +723,10 @@ import math
 def perplexity_to_bits(perplexity):
     return math.log2(perplexity)
 """,
+    "ch07.perplexity_to_bits.3": """
+def perplexity_to_bits(perplexity):
+    return 2**perplexity
+""",
     "ch07.rope_pairs_turning.0": """
 theta = 10000 ** (-np.arange(8) / 16)
 answer_turning = int(np.sum(64 * theta / (2 * np.pi) >= 1))
@@ -733,6 +737,10 @@ answer_turning = int(np.sum(64 * theta >= 1))
 """,
     "ch07.rope_pairs_turning.2": """
 answer_turning = 8  # every pair turns as the position grows
+""",
+    "ch07.rope_pairs_turning.3": """
+theta = 10000 ** (-2 * np.arange(1, 9) / 16)
+answer_turning = int(np.sum(64 * theta / (2 * np.pi) >= 1))
 """,
 }
 

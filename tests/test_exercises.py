@@ -129,7 +129,7 @@ def test_value_feedback_shows_the_first_differing_entries_and_tolerance():
 
 
 def test_value_feedback_never_prints_the_expected_values_of_a_small_answer():
-    """A 2x2 matrix's four expected entries would be the answer (chapter 02's q4 starter printed
+    """A 2x2 matrix's four expected entries would be the answer (chapter 02's pair_shift starter printed
     its cos, sin, -sin pattern): up to SMALL numbers, the feedback names only your entries."""
     from posenc_lib.exercises._core import SMALL
 
@@ -597,10 +597,10 @@ def test_chapter_02_names_the_textbook_rotation_without_handing_over_the_shift_m
         c, s = np.cos(k * omega), np.sin(k * omega)
         return np.array([[c, -s], [s, c]])
 
-    message = ch02.q4.evaluate(pair_shift).message
+    message = ch02.q5.evaluate(pair_shift).message
     assert "textbook rotation" in message and "(sin, cos)" in message
     assert "[cos kw, sin kw]" not in message and "[-sin kw, cos kw]" not in message
-    assert all(line not in ch02.q4.hints[0] for line in ("[c, s]", "[-s, c]"))
+    assert all(line not in ch02.q5.hints[0] for line in ("[c, s]", "[-s, c]"))
 
 
 def test_a_float32_answer_is_told_its_precision_is_the_problem():

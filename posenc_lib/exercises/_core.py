@@ -490,7 +490,7 @@ class Exercise:
         hints = self.hints
         if tier is None:
             shown = getattr(self, "_hints_shown", 0)
-            if shown >= len(hints) > 1:
+            if shown >= len(hints):
                 print("No more hints: q.solution() prints a model answer.")
                 return
             tier = min(shown + 1, len(hints))

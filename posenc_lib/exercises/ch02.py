@@ -255,7 +255,48 @@ q2 = FunctionExercise(
     goal=1,
 )
 
-q4 = FunctionExercise(
+#: Chapter 2's mystery table: 1,000 positions of width 48, drawn by one of the three formulas.
+MYSTERY = sinusoidal_positions(1000, 48, base=1e8)
+
+q4 = ChoiceExercise(
+    name="bug_table",
+    prompt=(
+        "ex.MYSTERY is a table of 1,000 positions and width d_model = 48, built by one of the "
+        "three formulas of this section: (a) the correct one, 10000^(-2i/d); (b) bug A, "
+        "10000^(-2 dim/d); (c) bug B, 10000^(-i/d). Which? Measure it (a heatmap, or a count of "
+        "its nearly constant columns, or the speed of its last pair) rather than guess, and "
+        "answer 'a', 'b' or 'c'."
+    ),
+    hint_text=(
+        "What told the three tables apart in the figure above? Count the columns whose values "
+        "hardly change over the 1,000 positions: np.ptp(table, axis=0) is each column's range.",
+        "Over 1,000 positions neither the correct formula nor bug B leaves a column of width 48 "
+        "nearly still (their slowest pairs still turn far enough); bug A freezes nearly half of "
+        "them. Compare your count with the width.",
+    ),
+    starter='diagnosis = "?"  # "a", "b" or "c"',
+    solution_code="""from posenc_lib.exercises.ch02 import MYSTERY
+
+frozen = np.sum(np.ptp(MYSTERY, axis=0) < 0.01)
+print(frozen, "of", MYSTERY.shape[1], "columns nearly constant")
+diagnosis = "b"  # nearly half the columns frozen: bug A""",
+    answer_name="diagnosis",
+    options={
+        "a": "Not the correct formula: at width 48 it leaves no column nearly constant over "
+        "1,000 positions (its slowest pair still turns about a seventh of a radian), and this "
+        "table freezes nearly half of them. Count with np.ptp(ex.MYSTERY, axis=0) < 0.01.",
+        "b": "Right: bug A's speeds fall twice as steeply, so nearly half the columns of this "
+        "table barely move over 1,000 positions (the same table as the correct formula with "
+        "base 10^8).",
+        "c": "Not bug B: its speeds fall half as steeply, so no column of its table stays still "
+        "over 1,000 positions, and this one has many that do. Count with "
+        "np.ptp(ex.MYSTERY, axis=0) < 0.01.",
+    },
+    correct="b",
+    goal=2,
+)
+
+q5 = FunctionExercise(
     name="pair_shift",
     prompt=(
         "Write pair_shift(k, omega) returning the 2x2 matrix M with "
@@ -311,8 +352,10 @@ q3 = ChoiceExercise(
         "half a turn. Answer 'a', 'b' or 'c'."
     ),
     hint_text=(
+        "How far does pair 5's hand turn in one position step? The clocks figure of section 1 "
+        "printed each pair's degrees per position; 30 steps turn it 30 times as far.",
         "Pair 0 turns one radian (57.3 degrees) per position; in a 16-dimensional encoding each "
-        "later pair turns 10000^(2/16), about 3.2 times, slower than the one before."
+        "later pair turns 10000^(2/16), about 3.2 times, slower than the one before.",
     ),
     starter='prediction = "?"  # "a", "b" or "c"',
     solution_code='prediction = "b"',
@@ -330,7 +373,35 @@ q3 = ChoiceExercise(
     goal=1,
 )
 
-q5 = ValueExercise(
+q6 = ChoiceExercise(
+    name="before_after",
+    prompt=(
+        "Predict before you run the next cell: with d_model = 128, compare the dot products "
+        "PE_37 . PE_42 (the position 5 later) and PE_37 . PE_32 (the position 5 earlier). "
+        "(a) the later one is larger; (b) they are equal; (c) the earlier one is larger. Answer "
+        "'a', 'b' or 'c'."
+    ),
+    hint_text=(
+        "Write one pair's part of the dot product, sin a sin b + cos a cos b, as a single "
+        "cosine. What does it depend on?",
+        "Pair i contributes cos((b - a) omega_i), and the cosine of -x equals the cosine of x.",
+    ),
+    starter='before_after = "?"  # "a", "b" or "c"',
+    solution_code='before_after = "b"',
+    answer_name="before_after",
+    options={
+        "a": "No: each pair contributes cos(k omega_i), which depends on the offset k only through "
+        "the cosine, and cos(-x) = cos(x): 5 later and 5 earlier give the same number.",
+        "b": "Right: each pair contributes cos(k omega_i) and cosine is even, so a plain dot "
+        "product cannot tell before from after. The next cell prints both.",
+        "c": "No: the dot product is a sum of cos(k omega_i) over the pairs, and cos(-x) = cos(x): "
+        "5 earlier and 5 later give the same number.",
+    },
+    correct="b",
+    goal=3,
+)
+
+q7 = ValueExercise(
     name="pe_length",
     prompt=(
         "Chapter 1 (section 4) added sinusoidal position vectors of width d_model = 8 to its "
@@ -369,4 +440,4 @@ q5 = ValueExercise(
     reuses=("01",),
 )
 
-EXERCISES = [q1, q2, q3, q4, q5]
+EXERCISES = [q1, q2, q3, q4, q5, q6, q7]

@@ -70,8 +70,8 @@ q2 = FunctionExercise(
     hint_text=(
         "A bit is a logarithm to base 2, a nat one to base e: the loss is the same quantity, "
         "measured with another base of logarithm. How does a logarithm change its base?",
-        "log2(x) = ln(x) / ln(2), and the same holds for a whole cross-entropy: divide the loss "
-        "by math.log(2) (numpy divides an array entry by entry).",
+        "Changing the base of a logarithm multiplies it by a constant: log2(x) = ln(x) / ln(2) "
+        "for every x. The loss is a sum of ln's, so the same constant converts all of it.",
     ),
     starter="""def bits_per_char(loss):
     # YOUR CODE HERE: a loss in nats per character, in bits per character
@@ -132,7 +132,8 @@ q3 = ChoiceExercise(
         "Predict before you look: the models trained at L = 64 characters are scored at 2L = "
         "128 characters, once in non-overlapping chunks and once with sliding windows (every "
         "scored character sees at least 96 characters before it). Which mode gives which "
-        "scheme the lower, better, bits per character? "
+        "scheme the lower, better, bits per character? (One of the two differences is small: "
+        "the question is its sign.) "
         "(a) non-overlapping is better for both sinusoidal and ALiBi; "
         "(b) sliding is better for both; "
         "(c) non-overlapping is better for sinusoidal, sliding is better for ALiBi; "
@@ -157,7 +158,8 @@ q3 = ChoiceExercise(
         "c": "Right: sliding windows put every scored character past the trained positions, the "
         "worst case for a model that learnt absolute positions, and spare every character the "
         "starved start of a chunk. For ALiBi the starved starts cost more than the little it "
-        "loses when its windows grow longer (section 7 measures both).",
+        "loses when its windows grow longer: a small difference, below zero seed by seed "
+        "(section 8 prints it; section 7 measures both causes).",
         "d": "No: it is the other way round. Sliding windows score only positions 96-127 of each "
         "window, none of which the sinusoidal model saw in training, and they spare ALiBi the "
         "starved first characters of each chunk.",
@@ -176,7 +178,8 @@ q4 = FunctionExercise(
     ),
     hint_text=(
         "Perplexity is 2 to the cross-entropy in bits: which function undoes a power of 2?",
-        "Undo the power with a logarithm to base 2, np.log2, which works on numbers and arrays.",
+        "A power is undone by the logarithm of the same base. Pick numpy's version of it, so "
+        "that an array works too.",
     ),
     starter="""def perplexity_to_bits(perplexity):
     # YOUR CODE HERE
@@ -204,6 +207,11 @@ q4 = FunctionExercise(
             "your function must also take a numpy array: use np.log2 (math.log2 takes one "
             "number only).",
             lambda perplexity: math.log2(perplexity),
+        ),
+        Mistake(
+            "that is 2 to the power of the perplexity: the power goes from bits to perplexity. "
+            "Going back from perplexity to bits undoes the power, with a logarithm.",
+            lambda perplexity: 2.0**perplexity,
         ),
     ),
     success=(
@@ -259,9 +267,11 @@ q5 = ValueExercise(
         "number."
     ),
     hint_text=(
-        "Over 64 positions pair i turns 64 * theta_i radians; a full circle is 2 pi radians. "
-        "Count the pairs whose turn is at least one circle.",
-        "theta = 10000 ** (-2 * np.arange(8) / 16); count np.sum(64 * theta / (2 * np.pi) >= 1).",
+        "How far does pair i turn over the 64 training positions, and how many radians make a "
+        "full circle?",
+        "Pair i turns theta_i radians per position, so 64 theta_i over training; a circle is 2 pi "
+        "radians. Work out the turn of each of the 8 pairs (i = 0 to 7) and count those of at "
+        "least one circle.",
     ),
     starter="answer_turning = None  # a whole number of pairs",
     solution_code="""theta = 10000 ** (-2 * np.arange(8) / 16)
@@ -284,6 +294,11 @@ answer_turning = int(np.sum(64 * theta / (2 * np.pi) >= 1))""",
             "position for pair 0 to 10000 ** (-14 / 16) for pair 7, which turns far less than "
             "a circle in 64 positions.",
             lambda: 8,
+        ),
+        Mistake(
+            "you counted the pairs from 1 (i = 1 .. 8): the pair index starts at 0, where pair 0 "
+            "turns 1 radian per position, about 10 circles in 64 positions.",
+            lambda: 2,
         ),
     ),
     success=(
