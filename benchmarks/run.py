@@ -33,6 +33,8 @@ GOALS = {
     "notebook_run_s": "<= 10 s (chapters 0-5, 8), <= 30 s (chapters 6, 7), on 2 cores",
     "notebook_run_s_one_core": "<= 10 s (chapters 0-5, 8), <= 30 s (chapters 6, 7), on 1 core "
     "with 1 BLAS thread (as Binder)",
+    "notebook_two_over_one_core": "<= 1.05: no chapter slower on two cores than on one (median "
+    "over median, runs alternating; 5% is the run-to-run spread)",
     "notebook_peak_mb": "<= 500 MB",
     "import_s": "<= 0.5 s",
     "site_landing_transfer": "<= 2 MB (the landing page, everything it loads)",
@@ -76,6 +78,7 @@ def goal_status(results):
             lambda name: TRAINING_NOTEBOOK_SECONDS.get(name, NOTEBOOK_SECONDS),
             " s",
         ),
+        "notebook_two_over_one_core": lambda r: _worst(r.items(), lambda _: 1.05, "", 2),
         "notebook_peak_mb": lambda r: _worst(r.items(), lambda _: 500, " MB", 0),
         "import_s": lambda r: (r["median"] <= 0.5, f"{r['median']} s (median)"),
         "site_landing_transfer": lambda r: (
@@ -275,35 +278,47 @@ def run_notebook(path, before=(), after=()):
     return nb, time.perf_counter() - start
 
 
-def bench_notebooks(names, repeats, pinned=False):
-    """Time Restart-and-Run-All of each notebook and measure its kernel's peak memory.
+def bench_notebooks(names, repeats):
+    """Time Restart-and-Run-All of each notebook on two cores and on one, and its peak memory.
 
-    Wall time is a summary over ``repeats`` fresh kernels; peak memory the largest seen; where
-    the time goes, the slowest cells of the median run; the 1-minute load average before each
-    notebook's runs. ``pinned``: the kernels run on one core with one BLAS thread (`one_core`).
+    The two settings alternate, run by run (two cores, one core, two cores, ...), so that both
+    see the same load. Per setting: the wall time, a summary over ``repeats`` fresh kernels;
+    peak memory, the largest seen; where the time goes, the slowest cells of the median run; the
+    1-minute load average before each notebook's runs. One core: the kernel pinned to one
+    processor with one BLAS thread (`one_core`).
+
+    Returns
+    -------
+    dict
+        ``False`` (two cores) and ``True`` (one core) -> (run_s, peak_mb, cells, load).
     """
     probe = (
         "import resource\n"
         "print(max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
         " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))"
     )
-    run_s, peak_mb, cells, load = {}, {}, {}, {}
+    out = {pinned: ({}, {}, {}, {}) for pinned in (False, True)}
     for path in names:
-        runs, peaks = [], []
-        load[path.name] = round(os.getloadavg()[0], 2)
+        runs = {False: [], True: []}
+        peaks = {False: [], True: []}
+        load = round(os.getloadavg()[0], 2)
         for _ in range(repeats):
-            if pinned:
-                with one_core():
+            for pinned in (False, True):
+                if pinned:
+                    with one_core():
+                        nb, seconds = run_notebook(path, after=[probe])
+                else:
                     nb, seconds = run_notebook(path, after=[probe])
-            else:
-                nb, seconds = run_notebook(path, after=[probe])
-            runs.append((seconds, nb))
-            peaks.append(int(nb.cells[-1].outputs[0]["text"].strip()) / 1024)
-        run_s[path.name] = summary([s for s, _ in runs], digits=1)
-        median_nb = sorted(runs, key=lambda r: r[0])[len(runs) // 2][1]
-        cells[path.name] = slowest_cells(median_nb, cell_seconds(median_nb))
-        peak_mb[path.name] = round(max(peaks))
-    return run_s, peak_mb, cells, load
+                runs[pinned].append((seconds, nb))
+                peaks[pinned].append(int(nb.cells[-1].outputs[0]["text"].strip()) / 1024)
+        for pinned in (False, True):
+            run_s, peak_mb, cells, loads = out[pinned]
+            run_s[path.name] = summary([s for s, _ in runs[pinned]], digits=1)
+            median_nb = sorted(runs[pinned], key=lambda r: r[0])[len(runs[pinned]) // 2][1]
+            cells[path.name] = slowest_cells(median_nb, cell_seconds(median_nb))
+            peak_mb[path.name] = round(max(peaks[pinned]))
+            loads[path.name] = load
+    return out
 
 
 PROFILE_START = """import cProfile as _cprofile
@@ -734,12 +749,13 @@ def notebook_tables(results):
         "",
         "## Restart and Run All, wall time (s)",
         "",
-        "A fresh kernel per run (nbclient), median (min-max) of the runs. One core: the kernel "
-        "pinned to one processor with one BLAS thread (OPENBLAS/OMP/MKL_NUM_THREADS=1), the "
-        "nearest this machine gets to Binder's or Colab's one core. Load: the 1-minute load "
-        "average before the chapter's runs (2 cores: 2.0 is a full machine).",
+        "A fresh kernel per run (nbclient), median (min-max) of the runs; the two settings "
+        "alternate run by run, so both see the same load. One core: the kernel pinned to one "
+        "processor with one BLAS thread (OPENBLAS/OMP/MKL_NUM_THREADS=1), the nearest this "
+        "machine gets to Binder's or Colab's one core. Load: the 1-minute load average before "
+        "the chapter's runs (2 cores: 2.0 is a full machine). Ratio: 2 cores over 1 core.",
         "",
-        "| notebook | 2 cores | load | 1 core | load | limit |",
+        "| notebook | 2 cores | 1 core | ratio | load | limit |",
         "|---|---|---|---|---|---|",
     ]
 
@@ -748,9 +764,10 @@ def notebook_tables(results):
 
     for name in two:
         limit = TRAINING_NOTEBOOK_SECONDS.get(name, NOTEBOOK_SECONDS)
+        ratio = results.get("notebook_two_over_one_core", {}).get(name, "-")
         lines.append(
-            f"| {name} | {cell(two[name])} | {load2.get(name, '-')} | "
-            f"{cell(one[name]) if name in one else '-'} | {load1.get(name, '-')} | {limit} |"
+            f"| {name} | {cell(two[name])} | {cell(one[name]) if name in one else '-'} | "
+            f"{ratio} | {load2.get(name, load1.get(name, '-'))} | {limit} |"
         )
     slow = results.get("notebook_slowest_cells_one_core", {})
     if slow:
@@ -917,11 +934,16 @@ def main(argv=None):
     results["slider_ms_median"] = bench_sliders(5 if args.tiny else 40)
     notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     chosen, runs = (notebooks[:1], 1) if args.tiny else (notebooks, 3)
-    run_s, peak, cells, load = bench_notebooks(chosen, runs)
+    timed = bench_notebooks(chosen, runs)
+    run_s, peak, cells, load = timed[False]
     results["notebook_run_s"], results["notebook_peak_mb"] = run_s, peak
     results["notebook_slowest_cells"], results["notebook_load"] = cells, load
-    run_s, _, cells, load = bench_notebooks(chosen, runs, pinned=True)
+    run_s, _, cells, load = timed[True]
     results["notebook_run_s_one_core"] = run_s
+    results["notebook_two_over_one_core"] = {
+        name: round(results["notebook_run_s"][name]["median"] / s["median"], 2)
+        for name, s in run_s.items()
+    }
     results["notebook_slowest_cells_one_core"], results["notebook_load_one_core"] = cells, load
     slowest = max(run_s, key=lambda name: run_s[name]["median"])
     results["notebook_profile_one_core"] = {

@@ -18,6 +18,7 @@ KEYS = {
     "notebook_run_s",
     "notebook_peak_mb",
     "notebook_run_s_one_core",
+    "notebook_two_over_one_core",
     "notebook_slowest_cells_one_core",
     "notebook_profile_one_core",
     "train_tokens_per_s",
@@ -54,7 +55,8 @@ def test_benchmark_script_runs_and_writes_its_results(tmp_path):
     assert profile["notebook"] == name and profile["rows"]
     assert not any("ipykernel" in row[0] for row in profile["rows"])
     report = (tmp_path / "RESULTS.md").read_text()
-    assert "| notebook | 2 cores | load | 1 core | load | limit |" in report
+    assert "| notebook | 2 cores | 1 core | ratio | load | limit |" in report
+    assert set(results["notebook_two_over_one_core"]) == set(results["notebook_run_s"])
     assert f"Profile of the slowest chapter on one core: {name}" in report
     assert set(results["sweep_s"]) == {"tiny"} and results["sweep_s"]["tiny"] > 0
     assert "| widget | median | min-max |" in (tmp_path / "RESULTS.md").read_text()
@@ -189,6 +191,7 @@ MEASURED = {
         "00_start_here.ipynb": summary(4.0),
         "06_train_short_test_long.ipynb": summary(29.0),
     },
+    "notebook_two_over_one_core": {"00_start_here.ipynb": 0.75, "06_train_short_test_long.ipynb": 1.03},
     "notebook_peak_mb": {"00_start_here.ipynb": 150},
     "import_s": summary(0.2),
     "site_landing_transfer": {"total": 1_500_000, "gzip": 600_000, "requests": 30},
@@ -215,6 +218,7 @@ def test_every_goal_is_met_by_results_within_its_limits():
         ("notebook_run_s_one_core", {"05_alibi.ipynb": summary(10.4)}, "10.4 s (05"),
         ("notebook_run_s_one_core", {"07_real_text.ipynb": summary(36.4)}, "36.4 s (07"),
         ("sweep_s", {"quick": 61.0}, "61.0 s (quick)"),
+        ("notebook_two_over_one_core", {"02_x.ipynb": 1.17}, "1.17 (02_x.ipynb)"),
         ("notebook_peak_mb", {"02_x.ipynb": 640}, "640 MB (02_x.ipynb)"),
         ("import_s", summary(0.7), "0.7 s"),
         ("site_landing_transfer", {"total": 2_400_000, "gzip": 1e6, "requests": 40}, "2.40 MB"),

@@ -363,6 +363,13 @@ def rope_score(q, k, m, n):
 
     return float(rotate(q, m) @ rotate(k, n))
 """,
+    "ch04.rope_score.7": """
+from posenc_lib import apply_rope
+
+
+def rope_score(q, k, m, n):
+    return float(apply_rope(q, positions=[m]) @ apply_rope(k, positions=[n]))
+""",
     "ch04.decay_bound.0": """
 def decay_bound(r, d):
     theta = 10000.0 ** (-2 * np.arange(d // 2) / d)

@@ -179,8 +179,9 @@ q2 = FunctionExercise(
         "Rotate each vector to its own position first, then take the dot product. apply_rope "
         "works on a 2-D array, positions down and dimensions across, so a single vector is one "
         "row of it.",
-        "apply_rope(q[None], positions=[m])[0] is q rotated to position m (q[None] has shape "
-        "(1, d)); rotate k to n the same way and return the dot product of the two.",
+        "Give apply_rope a 2-D array of one row (q[None] has shape (1, d)) and its one "
+        "position, and take row 0 of what comes back; rotate k to n the same way, then take "
+        "the dot product as one number.",
     ),
     starter="""def rope_score(q, k, m, n):
     # YOUR CODE HERE
@@ -245,6 +246,12 @@ def rope_score(q, k, m, n):
             "m * theta_i with theta_i = 10000^(-2i/d), fast for pair 0 and ever slower after. "
             "apply_rope has the speeds built in; with rotate_pair, pass m * theta_i as the angle.",
             lambda q, k, m, n: _score_with_speeds(q, k, m, n, lambda i, d: 0 * i),
+        ),
+        Mistake(
+            "apply_rope takes a 2-D array, positions down and dimensions across: a single "
+            "vector is one row of it. Pass q[None] (shape (1, d)) with positions=[m], and take "
+            "row 0 of the result.",
+            lambda q, k, m, n: float(apply_rope(q, positions=[m]) @ apply_rope(k, positions=[n])),
         ),
     ),
     goal=2,
@@ -404,10 +411,11 @@ q5 = ChoiceExercise(
     name="pair_slider",
     prompt=(
         "Predict, then move the sliders: set (m, n) = (3, 7), then slide pair i from 0 up to 7, "
-        "the slowest pair of this width-16 head. What happens? (a) the arrows turn less and less "
-        "away from their faint start, and the black marker stays where it is; (b) the arrows "
-        "turn less and less, and the marker moves along the curve; (c) the arrows turn more and "
-        "more, and the marker stays where it is; (d) nothing changes in either panel."
+        "the slowest pair of this width-16 head. What happens? (a) the angles the arrows have "
+        "turned through from their faint start shrink from pair to pair (pair 0's 7 radians "
+        "wrap past a full turn, so read the angle, not the picture), and the black marker stays "
+        "where it is; (b) the angles shrink, and the marker moves along the curve; (c) the "
+        "angles grow, and the marker stays where it is; (d) nothing changes in either panel."
     ),
     hint_text=(
         "Pair i turns by m * theta_i, and theta_i falls with i. Which pairs does the score add "
