@@ -125,6 +125,31 @@ def _():
     return "a few degrees"
 
 
+@evidence("bug_table")
+def _():
+    from posenc_lib.exercises.ch02 import MYSTERY
+
+    def frozen(table):
+        return int(np.sum(np.ptp(table, axis=0) < 0.01))
+
+    n, d = MYSTERY.shape
+    counts = {
+        name: frozen(sinusoidal_positions(n, d, base=base))
+        for name, base in (("correct", 1e4), ("A", 1e8), ("B", 1e2))
+    }
+    assert counts["correct"] == counts["B"] == 0 < counts["A"] == frozen(MYSTERY)
+    assert np.allclose(MYSTERY, sinusoidal_positions(n, d, base=1e8))
+    return "bug A, 10000^(-2 dim/d)"
+
+
+@evidence("before_after")
+def _():
+    pe = sinusoidal_positions(64, 128)
+    later, earlier = pe[37] @ pe[42], pe[37] @ pe[32]
+    assert abs(later - earlier) < 1e-12
+    return "they are equal"
+
+
 @evidence("rows_with_gradient")
 def _():
     config = ModelConfig(vocab_size=16, scheme="learned", d_model=8, max_len=64)
@@ -173,7 +198,7 @@ def _():
         explorer.pair.value = i
         assert explorer.score(explorer.m.value, explorer.n.value) == score
     assert slower
-    return "turn less and less away from their faint start, and the black marker stays"
+    return "shrink from pair to pair"  # and the marker stays: the score does not move
 
 
 @evidence("unseen_angles")

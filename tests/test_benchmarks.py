@@ -191,7 +191,10 @@ MEASURED = {
         "00_start_here.ipynb": summary(4.0),
         "06_train_short_test_long.ipynb": summary(29.0),
     },
-    "notebook_two_over_one_core": {"00_start_here.ipynb": 0.75, "06_train_short_test_long.ipynb": 1.03},
+    "notebook_two_over_one_core": {
+        "00_start_here.ipynb": 0.75,
+        "06_train_short_test_long.ipynb": 1.03,
+    },
     "notebook_peak_mb": {"00_start_here.ipynb": 150},
     "import_s": summary(0.2),
     "site_landing_transfer": {"total": 1_500_000, "gzip": 600_000, "requests": 30},

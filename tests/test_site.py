@@ -114,7 +114,7 @@ def test_a_renamed_chapter_leaves_no_stale_page_behind(tmp_path):
 def test_every_chapter_states_a_title_a_time_and_goals():
     infos = [sitetools.chapter_info(p) for p in CHAPTERS]
     assert all(info["title"] and info["minutes"] > 0 and info["goals"] for info in infos)
-    assert [info["minutes"] for info in infos][:2] == [30, 45]
+    assert [info["minutes"] for info in infos][:2] == [30, 55]
     assert not any(info["title"][:2].isdigit() for info in infos)  # "01 · " is stripped
 
 

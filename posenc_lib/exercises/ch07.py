@@ -10,7 +10,7 @@ from ._core import ChoiceExercise, FunctionExercise, Mistake, ValueExercise
 
 
 class _RoundedFactor(Mistake):
-    """The loss times a rounded 1 / ln 2 (1.4427, 1.443 ...): right to within 1%, not to 1e-6.
+    """The loss times a rounded 1 / ln 2 (1.4427, or divided by 0.6931): within 1%, not to 1e-6.
 
     ``answer`` is unused: the answer matches when its ratio to ``loss`` is one constant within 1%
     of 1 / ln 2 (the exact factor passes before any mistake is looked at).
@@ -42,7 +42,7 @@ class _ScalarOnly(Mistake):
 
     Examples
     --------
-    >>> scalar = q4.mistakes[-1]
+    >>> scalar = q4.mistakes[2]
     >>> scalar.matches_error(TypeError("only length-1 arrays"), {"perplexity": np.ones(3)})
     True
     >>> scalar.matches_error(TypeError("only length-1 arrays"), {"perplexity": 2.0})
@@ -107,7 +107,7 @@ q2 = FunctionExercise(
             lambda loss: loss / math.log(10),
         ),
         _RoundedFactor(
-            "you multiplied by a rounded 1 / ln 2 (1.4427 is 1 / ln 2 to four decimals): close, but "
+            "you used a rounded constant (1.4427 for 1 / ln 2, or 0.6931 for ln 2): close, but "
             "the check wants six significant digits. Divide by math.log(2) (or np.log(2)) instead "
             "of typing the constant.",
             None,

@@ -695,8 +695,9 @@ QUESTIONS = [
             "d": (
                 "Neither can be said: bits per word and bits per character are different "
                 "units that do not convert",
-                "No: on the same text they convert exactly through the number of characters "
-                "per word, which you can count.",
+                "No: on the same text, for a word model that spells every word (no <unk>), "
+                "they convert exactly through the number of characters per word, which you can "
+                "count.",
             ),
         },
         "c",
