@@ -304,7 +304,9 @@ answer_turning = int(np.sum(64 * theta / (2 * np.pi) >= 1))""",
     success=(
         "Pairs 0, 1 and 2 turn about 10, 3.2 and 1.02 circles; the other five turn less than "
         "half a circle, so in training they never show the model what lies past half a turn. "
-        "Wider heads have more pairs; the variant of section 7 tests whether that helps."
+        "Wider heads have more pairs per head; the variant of section 7 (2 heads of 32) has 5 "
+        "turning pairs per head but 10 per layer against 12, so it tests wider heads, not more "
+        "turning pairs."
     ),
     goal=4,
     reuses=("04",),

@@ -671,8 +671,9 @@ QUESTIONS = [
         "07",
         "reason",
         "Two models are scored on the same English text, which has 5 characters per word (the "
-        "space after a word included). On longer inputs a word-level model's cross-entropy "
-        "falls by 0.20 bits per word, and a character-level model's by 0.05 bits per "
+        "space after a word included). On longer inputs a word-level model that spells every "
+        "word (no <unk> token) sees its cross-entropy "
+        "fall by 0.20 bits per word, and a character-level model's falls by 0.05 bits per "
         "character. Which model gained more?",
         {
             "a": (
