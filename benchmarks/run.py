@@ -33,8 +33,8 @@ GOALS = {
     "notebook_run_s": "<= 10 s (chapters 0-5, 8), <= 30 s (chapters 6, 7), on 2 cores",
     "notebook_run_s_one_core": "<= 10 s (chapters 0-5, 8), <= 30 s (chapters 6, 7), on 1 core "
     "with 1 BLAS thread (as Binder)",
-    "notebook_two_over_one_core": "<= 1.05: no chapter slower on two cores than on one (median "
-    "over median, runs alternating; 5% is the run-to-run spread)",
+    "notebook_two_over_one_core": "<= 1.0: no chapter measurably slower on two cores than on one "
+    "(the two-core median at most the slowest one-core run; runs alternating)",
     "notebook_peak_mb": "<= 500 MB",
     "import_s": "<= 0.5 s",
     "site_landing_transfer": "<= 2 MB (the landing page, everything it loads)",
@@ -78,7 +78,9 @@ def goal_status(results):
             lambda name: TRAINING_NOTEBOOK_SECONDS.get(name, NOTEBOOK_SECONDS),
             " s",
         ),
-        "notebook_two_over_one_core": lambda r: _worst(r.items(), lambda _: 1.05, "", 2),
+        "notebook_two_over_one_core": lambda r: _worst(
+            ((k, v["over_slowest_one_core"]) for k, v in r.items()), lambda _: 1.0, "", 2
+        ),
         "notebook_peak_mb": lambda r: _worst(r.items(), lambda _: 500, " MB", 0),
         "import_s": lambda r: (r["median"] <= 0.5, f"{r['median']} s (median)"),
         "site_landing_transfer": lambda r: (
@@ -276,6 +278,23 @@ def run_notebook(path, before=(), after=()):
     start = time.perf_counter()
     client.execute()
     return nb, time.perf_counter() - start
+
+
+def two_over_one_core(results):
+    """Each chapter's two-core median over its one-core median, and over its slowest one-core run.
+
+    With three runs a side, a two-core median inside the one-core runs' range is no measurable
+    slowdown; the goal asks that it be at most the slowest one-core run.
+    """
+    two, one = results["notebook_run_s"], results["notebook_run_s_one_core"]
+    return {
+        name: {
+            "median_ratio": round(two[name]["median"] / s["median"], 2),
+            "over_slowest_one_core": round(two[name]["median"] / s["max"], 2),
+        }
+        for name, s in one.items()
+        if name in two
+    }
 
 
 def bench_notebooks(names, repeats):
@@ -764,7 +783,7 @@ def notebook_tables(results):
 
     for name in two:
         limit = TRAINING_NOTEBOOK_SECONDS.get(name, NOTEBOOK_SECONDS)
-        ratio = results.get("notebook_two_over_one_core", {}).get(name, "-")
+        ratio = results.get("notebook_two_over_one_core", {}).get(name, {}).get("median_ratio", "-")
         lines.append(
             f"| {name} | {cell(two[name])} | {cell(one[name]) if name in one else '-'} | "
             f"{ratio} | {load2.get(name, load1.get(name, '-'))} | {limit} |"
@@ -916,6 +935,8 @@ def main(argv=None):
         results = json.loads((args.out / "results.json").read_text())
         fold_browser_latency(results, args.browser)
         fold_site_live(results)
+        if results.get("notebook_run_s_one_core"):
+            results["notebook_two_over_one_core"] = two_over_one_core(results)
         if args.notes.exists():
             results["notes"] = args.notes.read_text().strip()
         results["goals"] = GOALS
@@ -940,10 +961,7 @@ def main(argv=None):
     results["notebook_slowest_cells"], results["notebook_load"] = cells, load
     run_s, _, cells, load = timed[True]
     results["notebook_run_s_one_core"] = run_s
-    results["notebook_two_over_one_core"] = {
-        name: round(results["notebook_run_s"][name]["median"] / s["median"], 2)
-        for name, s in run_s.items()
-    }
+    results["notebook_two_over_one_core"] = two_over_one_core(results)
     results["notebook_slowest_cells_one_core"], results["notebook_load_one_core"] = cells, load
     slowest = max(run_s, key=lambda name: run_s[name]["median"])
     results["notebook_profile_one_core"] = {

@@ -192,8 +192,8 @@ MEASURED = {
         "06_train_short_test_long.ipynb": summary(29.0),
     },
     "notebook_two_over_one_core": {
-        "00_start_here.ipynb": 0.75,
-        "06_train_short_test_long.ipynb": 1.03,
+        "00_start_here.ipynb": {"median_ratio": 0.75, "over_slowest_one_core": 0.7},
+        "06_train_short_test_long.ipynb": {"median_ratio": 1.03, "over_slowest_one_core": 0.98},
     },
     "notebook_peak_mb": {"00_start_here.ipynb": 150},
     "import_s": summary(0.2),
@@ -221,7 +221,11 @@ def test_every_goal_is_met_by_results_within_its_limits():
         ("notebook_run_s_one_core", {"05_alibi.ipynb": summary(10.4)}, "10.4 s (05"),
         ("notebook_run_s_one_core", {"07_real_text.ipynb": summary(36.4)}, "36.4 s (07"),
         ("sweep_s", {"quick": 61.0}, "61.0 s (quick)"),
-        ("notebook_two_over_one_core", {"02_x.ipynb": 1.17}, "1.17 (02_x.ipynb)"),
+        (
+            "notebook_two_over_one_core",
+            {"02_x.ipynb": {"median_ratio": 1.2, "over_slowest_one_core": 1.17}},
+            "1.17 (02_x.ipynb)",
+        ),
         ("notebook_peak_mb", {"02_x.ipynb": 640}, "640 MB (02_x.ipynb)"),
         ("import_s", summary(0.7), "0.7 s"),
         ("site_landing_transfer", {"total": 2_400_000, "gzip": 1e6, "requests": 40}, "2.40 MB"),

@@ -1025,3 +1025,15 @@ def test_chapter_06_a_gap_of_none_where_the_scheme_runs_names_the_longest_length
     assert not feedback.passed
     assert "forget to `return`" not in feedback.message
     assert "this task's and scheme's own records" in feedback.message
+
+
+def test_the_nats_to_bits_feedback_gets_the_sizes_of_the_units_right():
+    """One bit is ln 2 = 0.693 nats: the smaller unit, so a loss counts more bits than nats (a
+    review found the feedback calling the bit the bigger unit)."""
+    import math
+
+    from posenc_lib.exercises import ch07
+
+    feedback = ch07.q2.evaluate(lambda loss: loss * math.log(2)).message
+    assert math.log(2) < 1 and "smaller unit" in feedback and "bigger unit" not in feedback
+    assert ch07.q2.reference(2.0) > 2.0  # the same loss is a larger number of bits

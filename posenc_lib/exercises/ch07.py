@@ -87,7 +87,7 @@ q2 = FunctionExercise(
     ),
     mistakes=(
         Mistake(
-            "you multiplied by ln 2; a bit is a bigger unit than a nat (ln 2 = 0.693 nats), so "
+            "you multiplied by ln 2; a bit is a smaller unit than a nat (one bit is ln 2 = 0.693 nats), so "
             "the same loss is a larger number of bits: divide by ln 2.",
             lambda loss: loss * math.log(2),
         ),
@@ -171,9 +171,10 @@ q3 = ChoiceExercise(
 q4 = FunctionExercise(
     name="perplexity_to_bits",
     prompt=(
-        "Press et al.'s WikiText-103 models are word-level: they report perplexity per word, "
-        "2 ** (bits per word). Write perplexity_to_bits(perplexity): the cross-entropy in bits "
-        "per word of a model with that perplexity (a number or a numpy array), the first step "
+        "Press et al.'s WikiText-103 models are word-level: they report perplexity per token "
+        "(a word or a punctuation mark), 2 ** (bits per token). Write "
+        "perplexity_to_bits(perplexity): the cross-entropy in bits per token of a model with "
+        "that perplexity (a number or a numpy array), the first step "
         "to putting the paper's table beside ours."
     ),
     hint_text=(
