@@ -41,12 +41,14 @@ def header(path):
     cell = next(c for c in jupytext.read(path).cells if c.cell_type == "markdown")
     title = re.search(r"^# (?:\d\d · )?(.+?)\s*$", cell.source, re.M)
     minutes = re.search(r"\babout (\d+) minutes\b", cell.source)
+    deeper = re.search(r"\((\d+) with every going-deeper block\)", cell.source)
     assert title and minutes, f"{path.name}: its first markdown cell states no title or no time"
     return {
         "number": path.name[:2],
         "stem": path.stem,
         "title": title[1],
         "minutes": int(minutes[1]),
+        "deeper": int(deeper[1]) if deeper else None,
     }
 
 
@@ -79,6 +81,25 @@ def test_chapter_00s_map_gives_each_chapter_its_own_title_link_and_minutes():
         else:
             assert row[1] == f"[{chapter['title']}]({chapter['stem']}.ipynb)", row
         assert row[2] == f"{chapter['minutes']} min", (row, chapter)
+        assert row[3] == f"{chapter['deeper']} min", (row, chapter)
+
+
+def _h_min(minutes):
+    return f"{minutes // 60} h {minutes % 60} min" if minutes % 60 else f"{minutes // 60} h"
+
+
+def test_chapter_00s_routes_add_up_the_chapters_times():
+    text = " ".join((NOTEBOOKS / "00_start_here.md").read_text().split())
+    core = sum(h["minutes"] for h in HEADERS)
+    deeper = sum(h["deeper"] for h in HEADERS)
+    assert (
+        f"**The whole course:** about {_h_min(core)} on the core paths ({_h_min(deeper)} with "
+        "every going-deeper block)" in text
+    )
+    route = re.search(r"\*\*The essentials\*\* \(([\d, and]+)\):.*? in about ([^;]+?) on the core", text)
+    assert route, "chapter 00: no '**The essentials** (NN, ...): ... in about H h M min on the core'"
+    chosen = set(re.findall(r"\d\d", route[1]))
+    assert route[2] == _h_min(sum(h["minutes"] for h in HEADERS if h["number"] in chosen))
 
 
 def test_the_readme_table_and_total_time_agree_with_the_chapters():

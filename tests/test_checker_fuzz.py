@@ -528,6 +528,33 @@ def decay_bound(r, d):
             {"r": 7, "d": 32},
         ),
     ],
+    "ch04.ntk_speeds": [
+        (
+            "hard-coded: the last pair's 1 / s for every pair but the first",
+            """
+def ntk_speeds(i, d, s):
+    i = np.asarray(i)
+    return np.where(i == 0, 1.0, 1 / s)
+""",
+            {"i": np.arange(4), "d": 8, "s": 2.0},
+        ),
+        (
+            "the exponent's d - 2 written as d - 1",
+            """
+def ntk_speeds(i, d, s):
+    return s ** (-2 * np.asarray(i) / (d - 1))
+""",
+            {"i": np.arange(4), "d": 8, "s": 2.0},
+        ),
+        (
+            "the pair index counted from 1",
+            """
+def ntk_speeds(i, d, s):
+    return s ** (-2 * (np.asarray(i) + 1) / (d - 2))
+""",
+            {"i": np.arange(4), "d": 8, "s": 2.0},
+        ),
+    ],
     "ch04.llama3_speeds": [
         (
             "s from wavelength / L, the ratio upside down",

@@ -265,6 +265,10 @@ def pair_shift(k, omega):
     "ch02.pe_length.1": "length = 8 / 2",
     "ch02.pe_length.2": "length = np.sqrt(np.sin(0.3) ** 2 + np.cos(0.3) ** 2)",
     # -- chapter 3 ----------------------------------------------------------------------------
+    "ch03.table_parameters.0": """
+def table_parameters(max_len, d_model):
+    return max_len + d_model
+""",
     "ch03.cosine_matrix.0": """
 def cosine_matrix(table):
     return np.einsum("ad,bd->ab", table, table)
@@ -428,6 +432,21 @@ def to_half_layout(w, n_heads):
     order = np.concatenate([np.arange(0, d_head, 2), np.arange(1, d_head, 2)])
     heads = w.reshape(n_heads, d_head, w.shape[1])
     return heads[:, order, :].reshape(w.shape)
+""",
+    "ch04.ntk_speeds.0": """
+def ntk_speeds(i, d, s):
+    return np.full(len(i), 1 / s)
+""",
+    "ch04.ntk_speeds.1": """
+def ntk_speeds(i, d, s):
+    new_base = 10000.0 * s
+    return (new_base / 10000.0) ** (-2 * np.asarray(i) / d)
+""",
+    "ch04.ntk_speeds.2": """
+def ntk_speeds(i, d, s):
+    theta = 10000.0 ** (-2 * np.asarray(i) / d)
+    new_theta = (10000.0 * s ** (d / (d - 2))) ** (-2 * np.asarray(i) / d)
+    return theta / new_theta
 """,
     "ch04.llama3_speeds.0": """
 def llama3_speeds(wavelengths, factor, original_len, low_freq_factor, high_freq_factor):
@@ -603,6 +622,14 @@ def halving_distance(slope):
     "ch05.halving_distance.3": """
 def halving_distance(slope):
     return slope * np.log(2)
+""",
+    "ch05.halving_distance.4": """
+def halving_distance(slope):
+    return float(round(np.log(2) / slope))
+""",
+    "ch05.halving_distance.5": """
+def halving_distance(slope):
+    return int(np.ceil(np.log(2) / slope))
 """,
     # -- chapter 6 ----------------------------------------------------------------------------
     "ch06.gap.0": """

@@ -98,8 +98,6 @@ EXEMPT = {
     "07": {},
     "08": {
         "3.1": "a model's version number (Llama 3.1, in the table of today's models)",
-        "1.5": "96 / 64: where chapter 7's bins of 16 show RoPE breaking, as a multiple of its training"
-        " length (ledger 07.3, printed there)",
     },
 }
 

@@ -54,11 +54,15 @@ q2 = _FloatValueExercise(
 q1 = ChoiceExercise(
     name="hand",
     prompt=(
-        "The hand turns by one radian, about 57.3 degrees, per position. Predict where it points "
-        "at position 6: (a) a little before 12 o'clock; (b) at 6 o'clock, half way round; (c) at "
+        "The hand starts at 12 o'clock at position 0 and turns clockwise by one radian, about "
+        "57.3 degrees, per position. Predict where it points at position 6: (a) a little before 12 o'clock; (b) at 6 o'clock, half way round; (c) at "
         "12 o'clock, after six full turns. Answer 'a', 'b' or 'c'."
     ),
-    hint_text="Multiply: 6 positions times 57.3 degrees; a full turn is 360 degrees.",
+    hint_text=(
+        "How many degrees has the hand turned after 6 positions, and how does that compare with "
+        "a full turn?",
+        "Multiply: 6 positions times 57.3 degrees; a full turn is 360 degrees.",
+    ),
     starter='prediction = "?"  # "a", "b" or "c"',
     solution_code='prediction = "a"',
     answer_name="prediction",

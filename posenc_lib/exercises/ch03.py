@@ -29,6 +29,13 @@ q1 = FunctionExercise(
         {"max_len": 512, "d_model": 768},
         {"max_len": 2048, "d_model": 12288},
     ),
+    mistakes=(
+        Mistake(
+            "you added the two sizes; a table holds a whole row of d_model numbers for each of "
+            "the max_len positions, so the sizes multiply.",
+            lambda max_len, d_model: max_len + d_model,
+        ),
+    ),
     success="GPT-2's 1024 x 768 table is 786,432 numbers; GPT-3's 2048 x 12288 is 25 million.",
     goal=1,
 )
@@ -70,7 +77,7 @@ q3 = FunctionExercise(
     ),
     starter="""def cosine_matrix(table):
     # YOUR CODE HERE
-    return table @ table.T""",
+    return None""",
     solution_code="""def cosine_matrix(table):
     unit = table / np.linalg.norm(table, axis=1, keepdims=True)
     return unit @ unit.T""",
@@ -82,8 +89,8 @@ q3 = FunctionExercise(
     ),
     mistakes=(
         Mistake(
-            "your matrix holds the dot products of the rows, not their cosines: divide each "
-            "row by its length first (np.linalg.norm(table, axis=1, keepdims=True)).",
+            "your matrix holds the dot products of the rows, not their cosines: a cosine also "
+            "divides by both rows' lengths.",
             lambda table: table @ table.T,
         ),
         Mistake(

@@ -9,7 +9,9 @@ from ..rope import (
     apply_rope,
     convention_permutation,
     dynamic_ntk_lengths,
+    ntk_base,
     rope_decay_bound,
+    rope_frequencies,
 )
 from ._core import ChoiceExercise, Feedback, FunctionExercise, Mistake, compare_arrays
 
@@ -523,6 +525,61 @@ _RIGHT = {
 }
 
 q7 = FunctionExercise(
+    name="ntk_speeds",
+    prompt=(
+        "NTK-aware scaling replaces RoPE's base b by b' = b * s ** (d / (d - 2)) for a context s "
+        "times the trained one. Write ntk_speeds(i, d, s): the speed pair i keeps, theta'_i / "
+        "theta_i (1: unchanged, 1 / s: slowed as interpolation slows every pair), for an array "
+        "i of pair indices 0 .. d/2 - 1; return an array."
+    ),
+    hint_text=(
+        "Write pair i's speed theta_i = b ** (-2i / d) (chapter 2's formula) once with b and "
+        "once with b', and divide: b itself cancels.",
+        "theta'_i / theta_i = (b' / b) ** (-2i / d), and b' / b = s ** (d / (d - 2)): "
+        "multiply the two exponents.",
+    ),
+    starter="""def ntk_speeds(i, d, s):
+    # YOUR CODE HERE
+    return np.ones(len(i))""",
+    solution_code="""def ntk_speeds(i, d, s):
+    return s ** (-2 * np.asarray(i) / (d - 2))""",
+    answer_name="ntk_speeds",
+    reference=lambda i, d, s: (
+        rope_frequencies(d, base=ntk_base(10000.0, s, d))[i] / rope_frequencies(d)[i]
+    ),
+    cases=(
+        {"i": np.arange(64), "d": 128, "s": 4.0},
+        {"i": np.arange(4), "d": 8, "s": 2.0},
+        {"i": np.array([0, 5, 31]), "d": 64, "s": 8.0},
+    ),
+    mistakes=(
+        Mistake(
+            "every pair keeps 1 / s: that is position interpolation. NTK-aware scaling changes "
+            "the base, and a new base slows each pair by its own amount.",
+            lambda i, d, s: np.full(len(i), 1.0 / s),
+        ),
+        Mistake(
+            "your speeds use b' = b * s: the exponent d / (d - 2) is missing, so the last pair "
+            "keeps a little more than 1 / s. With it, the last pair, i = d/2 - 1, keeps exactly "
+            "1 / s.",
+            lambda i, d, s: s ** (-2 * np.asarray(i) / d),
+        ),
+        Mistake(
+            "your ratios are above 1, as if the pairs sped up: a larger base slows every pair "
+            "but the first. Divide the new speed by the old one, theta'_i / theta_i, and check "
+            "the sign of the exponent.",
+            lambda i, d, s: s ** (2 * np.asarray(i) / (d - 2)),
+        ),
+    ),
+    success="Pair 0 keeps its speed whatever the base, and the last pair keeps exactly 1 / s; "
+    "each pair between keeps s ** (-2i / (d - 2)), more than 1 / s, which is why the slow "
+    "pairs between the ends still overshoot their largest trained angle in the figure above.",
+    goal=5,
+    reuses=("02",),
+)
+
+
+q8 = FunctionExercise(
     name="llama3_speeds",
     prompt=(
         "Write llama3_speeds(wavelengths, factor, original_len, low_freq_factor, "
@@ -636,7 +693,7 @@ def _lengths(seq_lens, original_len, *, grow=True, reset=lambda n, L: n < L):
     return used
 
 
-q8 = FunctionExercise(
+q9 = FunctionExercise(
     name="dynamic_lengths",
     prompt=(
         "Hugging Face's dynamic-NTK layer starts at the trained length original_len and caches "
@@ -701,4 +758,4 @@ q8 = FunctionExercise(
 )
 
 
-EXERCISES = [q1, q2, q3, q4, q5, q6, q7, q8]
+EXERCISES = [q1, q2, q3, q4, q5, q6, q7, q8, q9]

@@ -182,7 +182,8 @@ q4 = FunctionExercise(
     name="halving_distance",
     prompt=(
         "Write halving_distance(slope): how many positions farther away a key must be for "
-        "ALiBi to halve its attention weight, all else equal."
+        "ALiBi to halve its attention weight, all else equal. Return the exact distance, a real "
+        "number (not rounded to whole positions)."
     ),
     hint_text=(
         "A softmax turns a score difference into a ratio of weights: how much does adding "
@@ -198,27 +199,38 @@ q4 = FunctionExercise(
     return np.log(2) / slope""",
     answer_name="halving_distance",
     reference=lambda slope: np.log(2) / slope,
-    cases=({"slope": 0.5}, {"slope": 2**-8}, {"slope": 2**-0.5}),
+    # the gentlest slope first: there a rounded answer differs from every other mistake
+    cases=({"slope": 2**-8}, {"slope": 2**-0.5}, {"slope": 0.5}),
     mistakes=(
         Mistake(
-            "your answer is 1 / slope, the distance at which the weight falls by a factor e. "
-            "Halving needs exp(-slope * extra) = 1/2, so extra = ln 2 / slope.",
+            "your answer is 1 / slope, the distance at which the weight falls by a factor e, "
+            "not by a factor 2.",
             lambda slope: 1 / slope,
         ),
         Mistake(
-            "your answer is negative: a distance is positive. From exp(-slope * extra) = 1/2, "
-            "extra = ln 2 / slope.",
+            "your answer is negative: a distance is positive. Check the sign when you solve for "
+            "the extra distance.",
             lambda slope: -np.log(2) / slope,
         ),
         Mistake(
             "your answer uses log base 10 (np.log10); the softmax's exp needs the natural "
-            "logarithm, np.log(2) / slope.",
+            "logarithm.",
             lambda slope: np.log10(2) / slope,
         ),
         Mistake(
-            "your answer multiplies by the slope: a gentler slope (smaller) must give a longer "
-            "distance, so divide: ln 2 / slope.",
+            "your answer multiplies by the slope: a gentler (smaller) slope must give a longer "
+            "distance, not a shorter one.",
             lambda slope: np.log(2) * slope,
+        ),
+        Mistake(
+            "you rounded down (or to the nearest) whole position; the prompt asks for the exact "
+            "distance, a real number.",
+            lambda slope: np.floor(np.log(2) / slope),
+        ),
+        Mistake(
+            "you rounded up to a whole position; the prompt asks for the exact distance, a real "
+            "number.",
+            lambda slope: np.ceil(np.log(2) / slope),
         ),
     ),
     success="Head 0 of 8 (slope 1/2) halves a weight every 1.4 positions; head 7 (1/256) every "

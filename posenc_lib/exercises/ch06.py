@@ -302,7 +302,11 @@ q4 = ChoiceExercise(
         "longer lengths; "
         "(c) the evaluation at long lengths is broken."
     ),
-    hint_text="Compare its accuracy at the training length, 32, with the other schemes'.",
+    hint_text=(
+        "What would a model have to do at the training length before keeping it up at longer "
+        "lengths means anything?",
+        "Compare its accuracy at the training length, 32, with the other schemes'.",
+    ),
     starter='answer_flat = "?"  # "a", "b" or "c"',
     solution_code='answer_flat = "b"',
     answer_name="answer_flat",
@@ -325,11 +329,16 @@ q6 = ChoiceExercise(
     prompt=(
         "Position interpolation divides every position by 4 so that a 128-token input spans the "
         "angles of 32 trained positions. Why can that hurt lookback-3 before any fine-tuning? "
-        "(a) a key 3 tokens back now gets the angles of offset 0.75, and the angles the model "
-        "learnt for 'offset 3' now belong to the key 12 tokens back; "
-        "(b) interpolation changes the token embeddings; (c) it removes the causal mask."
+        "(a) the offsets shrink: a key 3 tokens back now sits at offset 0.75, and what the model "
+        "learnt for offset 3 now fires 12 tokens back; "
+        "(b) at 128 tokens the pairs reach angles the model never met in training; "
+        "(c) the fast pairs now turn 4 times faster than in training."
     ),
-    hint_text="RoPE scores depend on the difference of the (now divided) positions.",
+    hint_text=(
+        "Divide two positions 3 apart by 4: what offset does RoPE's score now see?",
+        "RoPE scores depend on the difference of the (now divided) positions: a key k tokens "
+        "back sits at offset k / 4. Which key sits at offset 3?",
+    ),
     starter='answer_interpolation = "?"  # "a", "b" or "c"',
     solution_code='answer_interpolation = "a"',
     answer_name="answer_interpolation",
@@ -340,8 +349,10 @@ q6 = ChoiceExercise(
         "whose divided offset is 3, 12 tokens back (section 7 prints where the head looks and "
         "which token the model copies). In this study 40 fine-tuning steps at "
         "128 tokens did not undo that: interpolation stays near chance after them.",
-        "b": "No: only the rotation angles of queries and keys change; the embeddings are the same.",
-        "c": "No: the mask is untouched; only positions inside the rotation are divided.",
+        "b": "No: that is plain RoPE's problem. Dividing by 4 brings position 127 back to 31.75, "
+        "so every angle lies inside the range of the 32 trained positions.",
+        "c": "No, the other way round: dividing positions by 4 makes every pair turn 4 times "
+        "slower per token.",
     },
     correct="a",
 )
@@ -359,8 +370,9 @@ q5 = ChoiceExercise(
         "(d) none of them, 32 positions are too few."
     ),
     hint_text=(
+        "How far does each pair turn over the training positions, and how far is one full turn?",
         "A pair completes a turn when its speed times the largest offset, 31, reaches 2 pi, "
-        "about 6.3: work it out for pair 0 and for pair 1."
+        "about 6.3: work it out for pair 0 and for pair 1.",
     ),
     starter='answer_turns = "?"  # "a", "b", "c" or "d"',
     solution_code='answer_turns = "b"',
@@ -437,7 +449,7 @@ q3 = ChoiceExercise(
     solution_code='answer_interval = "c"',
     answer_name="answer_interval",
     options={
-        "a": "Not yet: the interval includes zero, so these ten seeds are also compatible with no "
+        "a": "The interval includes zero, so these ten seeds are also compatible with no "
         "difference at all, or with B slightly ahead.",
         "b": "No: the seeds do not show the two equal either. An interval from -0.010 to +0.070 "
         "allows A ahead by 0.07 as well as no difference; 'not established' is not 'equal'.",
