@@ -160,6 +160,24 @@ def _():
     return f"rows {rows.min()}-{rows.max()}"
 
 
+@evidence("late_rows")
+def _():
+    from posenc_lib import ch03_models
+    from posenc_lib.model import evaluate_positions, region_value, train
+    from posenc_lib.tasks import markov
+
+    config = ch03_models.CONFIG  # the chapter's learned-table model, trained as it trains it
+    result = train(config, markov(), steps=300, progress=False, **ch03_models.TRAIN)
+    table = result.params["pos"]
+
+    def unseen_loss(rows):
+        scored = evaluate_positions({**result.params, "pos": rows}, config, markov(), 64)
+        return region_value(*scored, start=32)
+
+    copies = np.vstack([table[:32], np.repeat(table[30:31], 32, axis=0)])
+    return "it falls" if unseen_loss(copies) < unseen_loss(table) else "it rises"
+
+
 @evidence("untrained_strips")
 def _():
     from posenc_lib.learned import cosine_similarity

@@ -96,8 +96,12 @@ def test_chapter_00s_routes_add_up_the_chapters_times():
         f"**The whole course:** about {_h_min(core)} on the core paths ({_h_min(deeper)} with "
         "every going-deeper block)" in text
     )
-    route = re.search(r"\*\*The essentials\*\* \(([\d, and]+)\):.*? in about ([^;]+?) on the core", text)
-    assert route, "chapter 00: no '**The essentials** (NN, ...): ... in about H h M min on the core'"
+    route = re.search(
+        r"\*\*The essentials\*\* \(([\d, and]+)\):.*? in about ([^;]+?) on the core", text
+    )
+    assert route, (
+        "chapter 00: no '**The essentials** (NN, ...): ... in about H h M min on the core'"
+    )
     chosen = set(re.findall(r"\d\d", route[1]))
     assert route[2] == _h_min(sum(h["minutes"] for h in HEADERS if h["number"] in chosen))
 

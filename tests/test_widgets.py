@@ -136,6 +136,19 @@ def test_quiz_grades_the_selected_option_and_keeps_score():
     assert quiz.score.value == "1 of 2 right so far"
 
 
+def test_quiz_hint_button_gives_the_nudge_first_then_the_recipe_then_no_more():
+    from posenc_lib.exercises import Quiz, ch08
+
+    quiz = Quiz(ch08.QUESTIONS[:1])
+    nudge, recipe = ch08.QUESTIONS[0].hints
+    assert quiz.hint(0) == f"Hint 1 of 2: {nudge}"
+    assert recipe not in quiz.hint_text[0].value
+    assert quiz.hint(0) == f"Hint 2 of 2: {recipe}"
+    assert nudge in quiz.hint_text[0].value and recipe in quiz.hint_text[0].value
+    assert quiz.hint(0).startswith("No more hints")
+    assert quiz.choices[0].value is None  # a hint never answers for the learner
+
+
 def test_rope_explorer_marker_stays_put_when_both_positions_move_together():
     from posenc_lib.widgets import RopeExplorer
 

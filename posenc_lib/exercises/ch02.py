@@ -270,9 +270,9 @@ q4 = ChoiceExercise(
     hint_text=(
         "What told the three tables apart in the figure above? Count the columns whose values "
         "hardly change over the 1,000 positions: np.ptp(table, axis=0) is each column's range.",
-        "Over 1,000 positions neither the correct formula nor bug B leaves a column of width 48 "
-        "nearly still (their slowest pairs still turn far enough); bug A freezes nearly half of "
-        "them. Compare your count with the width.",
+        "Over 1,000 positions the correct formula and bug B leave at most one column of width "
+        "48 nearly still (range under 0.01; their slowest pairs still turn far enough); bug A "
+        "freezes nearly half of them. Compare your count with the width.",
     ),
     starter='diagnosis = "?"  # "a", "b" or "c"',
     solution_code="""from posenc_lib.exercises.ch02 import MYSTERY
@@ -282,8 +282,8 @@ print(frozen, "of", MYSTERY.shape[1], "columns nearly constant")
 diagnosis = "b"  # nearly half the columns frozen: bug A""",
     answer_name="diagnosis",
     options={
-        "a": "Not the correct formula: at width 48 it leaves no column nearly constant over "
-        "1,000 positions (its slowest pair still turns about a seventh of a radian), and this "
+        "a": "Not the correct formula: at width 48 it leaves at most one column nearly constant "
+        "over 1,000 positions (its slowest pair still turns about a seventh of a radian), and this "
         "table freezes nearly half of them. Count with np.ptp(ex.MYSTERY, axis=0) < 0.01.",
         "b": "Right: bug A's speeds fall twice as steeply, so nearly half the columns of this "
         "table barely move over 1,000 positions (the same table as the correct formula with "

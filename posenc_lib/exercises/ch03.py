@@ -116,6 +116,40 @@ q3 = FunctionExercise(
 )
 
 q4 = ChoiceExercise(
+    name="late_rows",
+    prompt=(
+        "Predict before you run the next cell: the model trained at 32 is run at 64, and on "
+        "positions 32-63 it does badly. Keep the trained model and replace its untrained rows "
+        "32-63 by copies of row 30, a trained late row. What happens to its loss on positions "
+        "32-63? (a) nothing: those rows were near zero, so any small change does nothing; "
+        "(b) it falls: the positions now carry part of the position signal training wrote; "
+        "(c) it rises: 32 identical rows confuse the model more than untrained ones."
+    ),
+    hint_text=(
+        "Ask what rows 32-63 gave the model before the swap, and what row 30 gives it.",
+        "Rows 32-63 never moved from their small start, so they carry no position signal; "
+        "row 30 carries what training wrote for position 30. Which option follows?",
+    ),
+    starter='answer_late = "?"  # "a", "b" or "c"',
+    solution_code='answer_late = "b"',
+    answer_name="answer_late",
+    options={
+        "a": "No: the swap is not small. Row 30 is a trained row, far longer than the untrained "
+        "ones (the cells around this one print their norms), and it carries the signal "
+        "training wrote for a late position; the next cell shows the loss on positions 32-63 "
+        "falling.",
+        "b": "Right: the next cell prints it, the loss on positions 32-63 falls. The harm was "
+        "what the untrained rows lack, the position signal of rows 0-31, not noise they add; "
+        "the next cell also shows that not every trained row gives it back.",
+        "c": "No: identical rows make positions 32-63 look alike to each other, but each looks "
+        "late, which is what the model learnt to read there; the next cell shows the loss "
+        "falling.",
+    },
+    correct="b",
+    goal=2,
+)
+
+q5 = ChoiceExercise(
     name="untrained_strips",
     prompt=(
         "Predict, then step through the frames: rows 32-63 never move in training. What happens, "
@@ -142,7 +176,7 @@ q4 = ChoiceExercise(
     goal=2,
 )
 
-q5 = ChoiceExercise(
+q6 = ChoiceExercise(
     name="why_sinusoids",
     prompt=(
         "Vaswani et al. (2017) tried a learned table and chapter 2's sinusoids on the same "
@@ -174,4 +208,4 @@ q5 = ChoiceExercise(
     reuses=("02",),
 )
 
-EXERCISES = [q1, q2, q3, q4, q5]
+EXERCISES = [q1, q2, q3, q4, q5, q6]

@@ -77,7 +77,8 @@ q3 = FunctionExercise(
         ),
         Mistake(
             "your extra heads take the first n - c slopes of the 2c-head sequence; take every "
-            "other one, [0::2], so that they fall between the existing slopes.",
+            "other one, [0::2], so that none repeats an existing slope (the first is steeper "
+            "than all of them, the others fall between them).",
             lambda n: _extra_slopes(n, lambda s: s),
         ),
         Mistake(

@@ -83,8 +83,8 @@ QUESTIONS = [
         {
             "a": (
                 "It is the same vector as before; it has only moved to dog's new place",
-                "Right: chapter 1 measured it, a difference of about 1e-16 after un-shuffling. "
-                "Each output depends on its own token and on the set of all tokens, never on "
+                "Right: chapter 1 measured it, a difference below 1e-12 (rounding only) after "
+                "un-shuffling. Each output depends on its own token and on the set of all tokens, never on "
                 "where they sit (permutation equivariance).",
             ),
             "b": (
@@ -100,7 +100,11 @@ QUESTIONS = [
             ),
         },
         "a",
-        "Look for anything in the attention formula that depends on where a token sits.",
+        (
+            "Look for anything in the attention formula that depends on where a token sits.",
+            "dog's output is softmax(q_dog . k_j) over every key j, times the values: a sum over "
+            "the set of tokens. Does reordering the terms of a sum change it?",
+        ),
     ),
     _question(
         "invariant",
@@ -120,7 +124,11 @@ QUESTIONS = [
             ),
         },
         "false",
-        "Does the output of the layer stay the same, or move with the shuffle?",
+        (
+            "Does the output of the layer stay the same, or move with the shuffle?",
+            "Invariant means the output is unchanged by the shuffle; equivariant means the output "
+            "is shuffled the same way. Which did chapter 1 measure for the layer's outputs?",
+        ),
     ),
     _question(
         "causal_swap",
@@ -155,7 +163,11 @@ QUESTIONS = [
             ),
         },
         "b",
-        "List the tokens the middle token can see before and after the swap.",
+        (
+            "List the tokens the middle token can see before and after the swap.",
+            "Under the mask the middle token sees positions 0 and 1. Which word sits at position 0"
+            " before the swap, and which after?",
+        ),
     ),
     # -- chapter 02: sinusoidal positions ---------------------------------------------------------
     _question(
@@ -176,8 +188,12 @@ QUESTIONS = [
             ),
         },
         "b",
-        "Work out the speed of column 2 under each reading and compare it with "
-        "frequencies(d)[1] from the library.",
+        (
+            "Work out the speed of column 2 under each reading and compare it with "
+            "frequencies(d)[1] from the library.",
+            "Column 2 is the sine of pair 1. If i counts pairs, its exponent is 2 x 1 / d; if i "
+            "counts dimensions, it is 2 x 2 / d. Which matches the library's speed of pair 1?",
+        ),
     ),
     _question(
         "base",
@@ -214,7 +230,12 @@ QUESTIONS = [
             ),
         },
         "c",
-        "Write the slowest pair's wavelength as a power of the base.",
+        (
+            "Write the slowest pair's wavelength as a power of the base.",
+            "The slowest pair turns base^(-2i/d) radians per position with 2i/d just under 1, so "
+            "its wavelength grows with the base raised to a power just under 1. What does "
+            "doubling the base do to that?",
+        ),
     ),
     _question(
         "direction",
@@ -245,7 +266,11 @@ QUESTIONS = [
             ),
         },
         "d",
-        "Try it with numbers: one pair turning 1 radian per position, p = 5.",
+        (
+            "Try it with numbers: one pair turning 1 radian per position, p = 5.",
+            "For one pair, PE_p . PE_(p+k) = sin(p) sin(p + k) + cos(p) cos(p + k) = cos(k). "
+            "Compare cos(3) with cos(-3).",
+        ),
     ),
     # -- chapter 03: learned positions -------------------------------------------------------------
     _question(
@@ -272,7 +297,11 @@ QUESTIONS = [
             ),
         },
         "b",
-        "What would the model add to the token at position 1200?",
+        (
+            "What would the model add to the token at position 1200?",
+            "The table has rows 0 to 1023 and nothing else; a learned table has no formula to make"
+            " row 1200.",
+        ),
     ),
     _question(
         "unseen_rows",
@@ -298,7 +327,11 @@ QUESTIONS = [
             ),
         },
         "a",
-        "Think about what makes a row of the table change during training.",
+        (
+            "Think about what makes a row of the table change during training.",
+            "A row changes only through the gradient, and only positions that occur in training "
+            "send gradient to their row. Do positions 40 and 41 ever occur in 32-token sequences?",
+        ),
     ),
     _question(
         "table_size",
@@ -324,7 +357,12 @@ QUESTIONS = [
             ),
         },
         "c",
-        "One row per position, one column per dimension; and which of the two tables is trained?",
+        (
+            "One row per position, one column per dimension; and which of the two tables is "
+            "trained?",
+            "Multiply the rows by the columns for the learned table. A sinusoidal table is "
+            "computed from a formula: how many of its numbers does training set?",
+        ),
     ),
     # -- chapter 04: RoPE ------------------------------------------------------------------------
     _question(
@@ -355,7 +393,11 @@ QUESTIONS = [
             ),
         },
         "b",
-        "What does the dot product of two rotated vectors depend on?",
+        (
+            "What does the dot product of two rotated vectors depend on?",
+            "Rotating q by m theta and k by n theta gives a score that depends on n - m only. "
+            "Compute n - m for each option and compare it with 7 - 3.",
+        ),
     ),
     _question(
         "layout",
@@ -383,8 +425,13 @@ QUESTIONS = [
             ),
         },
         "c",
-        "Which dimensions does each convention turn together, and what in the code could "
-        "notice the difference?",
+        (
+            "Which dimensions does each convention turn together, and what in the code could "
+            "notice the difference?",
+            "Both layouts keep the shapes of the weights; they only pair different dimensions. "
+            "Would a shape check fail, and would the rotation still pair the dimensions the "
+            "model trained together?",
+        ),
     ),
     _question(
         "ntk",
@@ -411,7 +458,10 @@ QUESTIONS = [
             ),
         },
         "a",
-        "Write theta_i = base^(-2i/d) for i = 0 and for i = d/2 - 1 with the new base.",
+        (
+            "Which pair's speed can a change of base not touch?",
+            "Write theta_i = base^(-2i/d) for i = 0 and for i = d/2 - 1 with the new base.",
+        ),
     ),
     _question(
         "dynamic_short",
@@ -476,7 +526,7 @@ QUESTIONS = [
             "d": (
                 "All of it: the pair is left as trained",
                 "Right: its wavelength, 1,000, is below 8,192 / 4 = 2,048, so it turns more "
-                "than 4 times in the original context and keeps its speed (chapter 4, q7).",
+                "than 4 times in the original context and keeps its speed (chapter 4, q8).",
             ),
         },
         "d",
@@ -497,8 +547,8 @@ QUESTIONS = [
         {
             "a": (
                 "2^-9, 2^-10, 2^-11, 2^-12: the sequence continues",
-                "No: the recipe never goes below 2^-8; the extra heads fall between the "
-                "slopes the first 8 heads already have.",
+                "No: the recipe never goes below 2^-8; the extra heads take slopes the first "
+                "8 heads do not have, one steeper than all of them and the others between them.",
             ),
             "b": (
                 "The rest of the 12-head geometric sequence 2^(-8k/12)",
@@ -507,12 +557,18 @@ QUESTIONS = [
             ),
             "c": (
                 "2^(-1/2), 2^(-3/2), 2^(-5/2), 2^(-7/2): every other slope of the 16-head sequence",
-                "Right: the first 8 heads keep 2^-1 ... 2^-8, and the extra 4 take slopes "
-                "between them, the first four of 2^(-1/2), 2^(-3/2), ...",
+                "Right: the first 8 heads keep 2^-1 ... 2^-8, and the extra 4 take the first "
+                "four of 2^(-1/2), 2^(-3/2), ...: one steeper than all of them, three between them.",
             ),
         },
         "c",
-        "List the 8-head slopes as powers of two: where could four more slopes go?",
+        (
+            "List the 8-head slopes as powers of two: where could four more slopes go?",
+            "The official recipe keeps the 8 slopes of the closest power of two, 2^-1 ... 2^-8, "
+            "and takes the other heads' slopes from the sequence for twice as many heads, "
+            "whose slopes are twice as dense: one between each two of the 8-head slopes and one "
+            "steeper than all of them. Which of those can it use without repeating a slope?",
+        ),
     ),
     _question(
         "exact_offset",
@@ -540,7 +596,11 @@ QUESTIONS = [
             ),
         },
         "a",
-        "Sketch the bias -m * d against the distance d for a few slopes m.",
+        (
+            "Sketch the bias -m * d against the distance d for a few slopes m.",
+            "-m x d is zero at d = 0 and falls with the distance, for every positive slope m. "
+            "Which distance gets the largest bias, whatever the slope?",
+        ),
     ),
     _question(
         "sign",
@@ -566,7 +626,11 @@ QUESTIONS = [
             ),
         },
         "b",
-        "A softmax turns a score difference D into a weight ratio e^D.",
+        (
+            "A softmax turns a score difference D into a weight ratio e^D.",
+            "With +m |i - j| the bias grows with the distance, so the farthest key gets the "
+            "largest score. Under a causal mask, which keys are the farthest?",
+        ),
     ),
     # -- chapter 06: train short, test long ------------------------------------------------------
     _question(
@@ -602,7 +666,12 @@ QUESTIONS = [
             ),
         },
         "d",
-        "For each scheme, ask what is new to the model when the input grows from 32 to 256 tokens.",
+        (
+            "For each scheme, ask what is new to the model when the input grows from 32 to 256 "
+            "tokens.",
+            "The most recent marker is the nearest one. Which scheme prefers near keys by "
+            "construction, with nothing new to learn at 256 tokens?",
+        ),
     ),
     _question(
         "defined",
@@ -636,7 +705,11 @@ QUESTIONS = [
             ),
         },
         "c",
-        "What did the model see during training, and what does it see at position 200?",
+        (
+            "What did the model see during training, and what does it see at position 200?",
+            "A formula gives position 200 an encoding, but the trained weights never met it. Does "
+            "being defined tell you how the model behaves there, or does that take a measurement?",
+        ),
     ),
     _question(
         "interpolation",
@@ -663,7 +736,10 @@ QUESTIONS = [
             ),
         },
         "a",
-        "Take two positions 3 apart, say 10 and 13, and follow both through the interpolation.",
+        (
+            "Take two positions 3 apart, say 10 and 13, and follow both through the interpolation.",
+            "Divide 10 and 13 by 4, then subtract.",
+        ),
     ),
     # -- chapter 07: real text ------------------------------------------------------------------
     _question(
@@ -685,7 +761,8 @@ QUESTIONS = [
             "b": (
                 "The word-level model: 0.05 bits per character is 0.01 bits per word",
                 "No: that divides by the characters per word where it should multiply. A word "
-                "is 5 characters, so it carries 5 times the bits of one character: a quarter of a bit.",
+                "is 5 characters, so it carries 5 times the bits of one character: a quarter of a "
+                "bit.",
             ),
             "c": (
                 "The character-level model: 0.05 bits per character is a quarter of a bit per word",
@@ -702,7 +779,11 @@ QUESTIONS = [
             ),
         },
         "c",
-        "Write the bits of the whole text twice: once counted in words, once in characters.",
+        (
+            "Write the bits of the whole text twice: once counted in words, once in characters.",
+            "Convert one fall into the other's unit: a word is 5 characters, so multiply the "
+            "per-character fall by 5 and set it beside the per-word fall.",
+        ),
     ),
     _question(
         "chunk_starts",
@@ -736,8 +817,13 @@ QUESTIONS = [
             ),
         },
         "c",
-        "Compare, character by character, what each one has before it in a chunk of 64 and in "
-        "a chunk of 128.",
+        (
+            "Compare, character by character, what each one has before it in a chunk of 64 and "
+            "in a chunk of 128.",
+            "In chunks of 64, characters 0, 64, 128, ... have nothing before them; in chunks of "
+            "128 only 0, 128, ... do. Which characters gain context, and is any of it more "
+            "than 64 characters back?",
+        ),
     ),
     _question(
         "content",
@@ -772,7 +858,11 @@ QUESTIONS = [
             ),
         },
         "d",
-        "Which comparison holds the scored character and its text fixed?",
+        (
+            "Which comparison holds the scored character and its text fixed?",
+            "The same characters in the same text can be scored at a trained position and at an "
+            "unseen one: subtracting the two leaves only the position's effect.",
+        ),
     ),
     # -- chapter 08: putting it together ---------------------------------------------------------
     _question(

@@ -6,10 +6,10 @@ from ..widgets._live import Explorer
 
 
 class Quiz(Explorer):
-    """Show multiple-choice questions, each with a Check button.
+    """Show multiple-choice questions, each with a check button and a hint button.
 
-    The questions are ChoiceExercises with labels; a Check button explains the answer, right or
-    wrong.
+    The questions are ChoiceExercises with labels; a check button explains the answer, right or
+    wrong; a hint button shows the question's hints one tier at a time, a nudge first.
 
     Parameters
     ----------
@@ -23,11 +23,14 @@ class Quiz(Explorer):
     >>> quiz.choices[0].value = ch08.QUESTIONS[0].correct
     >>> quiz.check(0).passed, quiz.score.value
     (True, '1 of 2 right so far')
+    >>> quiz.hint(1).startswith("Hint 1 of 2:")
+    True
     """
 
     def __init__(self, questions):
         self.questions = list(questions)
-        self.choices, self.feedback, rows = [], [], []
+        self.choices, self.feedback, self.hint_text, rows = [], [], [], []
+        self.hints_shown = [0] * len(self.questions)
         for n, question in enumerate(self.questions, start=1):
             labels = question.labels or {k: str(k) for k in question.options}
             choice = widgets.RadioButtons(
@@ -38,14 +41,19 @@ class Quiz(Explorer):
             feedback = widgets.HTML()
             button = widgets.Button(description="check")
             button.on_click(lambda _, n=n - 1: self.check(n))
+            hint_button = widgets.Button(description="hint")
+            hint_button.on_click(lambda _, n=n - 1: self.hint(n))
+            hint = widgets.HTML()
             self.choices.append(choice)
             self.feedback.append(feedback)
+            self.hint_text.append(hint)
             rows.append(
                 widgets.VBox(
                     [
                         widgets.HTML(f"<b>{n}. {question.prompt}</b>"),
                         choice,
                         widgets.HBox([button, feedback]),
+                        widgets.HBox([hint_button, hint]),
                     ]
                 )
             )
@@ -62,3 +70,18 @@ class Quiz(Explorer):
         ]
         self.score.value = f"{sum(answered)} of {len(answered)} right so far"
         return result
+
+    def hint(self, n):
+        """Show question n's next hint (all shown so far, a nudge first) and return its text."""
+        hints = self.questions[n].hints
+        if self.hints_shown[n] >= len(hints):
+            text = "No more hints: choose an answer and press check for its explanation."
+        else:
+            self.hints_shown[n] += 1
+            k = self.hints_shown[n]
+            text = (
+                ("Hint:" if len(hints) == 1 else f"Hint {k} of {len(hints)}:") + " " + hints[k - 1]
+            )
+        shown = [f"Hint {k} of {len(hints)}: {hints[k - 1]}" for k in range(1, self.hints_shown[n])]
+        self.hint_text[n].value = "<br>".join([*shown, text])
+        return text
