@@ -581,8 +581,8 @@ QUESTIONS = [
             "a": (
                 "The query's own token, at distance 0, in every head",
                 "Right: every slope gives a penalty that grows with distance, so every head "
-                "weights distance 0 most. That is why ALiBi struggles with exact offsets and "
-                "suits recency.",
+                "weights distance 0 most. So ALiBi suits recency; that this is why it learns exact "
+                "offsets slowly is chapter 6's hypothesis.",
             ),
             "b": (
                 "The key 3 back, in the head whose slope fits",
@@ -662,7 +662,7 @@ QUESTIONS = [
                 "Right: its penalty prefers nearer keys, which is what 'most recent' asks for, "
                 "and the penalty for a given distance is the same at every length, provided its "
                 "slopes are steep enough to matter within the training length (chapter 6: one "
-                "head with the recipe's slope 2^-8 learnt no recency at all).",
+                "head with the recipe's slope 2^-8 learnt no recency at the training length).",
             ),
         },
         "d",
