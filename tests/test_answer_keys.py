@@ -178,6 +178,23 @@ def _():
     return "it falls" if unseen_loss(copies) < unseen_loss(table) else "it rises"
 
 
+@evidence("t5_stripe")
+def _():
+    from posenc_lib import study_models
+    from posenc_lib.model import attention_at_offset, attention_peak_offsets
+    from posenc_lib.tasks import lookback as lookback_task
+
+    t5 = study_models.load()[("lookback-3", "t5", 0)]
+    tokens, _ = lookback_task(3).sample(2024, 8, 256)
+    peaks = attention_peak_offsets(t5.params, t5.config, tokens)[0, 0]  # head 0
+    weight = attention_at_offset(t5.params, t5.config, tokens, 3)[0, 0]
+    stays = np.mean(peaks[64:128] == 3) > 0.95
+    fades = np.mean(weight[64:128]) < 0.5 * np.mean(weight[3:32])
+    if stays and fades:
+        return "grows fainter"
+    return "as sharp as" if stays else "breaks up"
+
+
 @evidence("untrained_strips")
 def _():
     from posenc_lib.learned import cosine_similarity

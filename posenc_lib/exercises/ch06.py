@@ -463,4 +463,38 @@ q3 = ChoiceExercise(
     goal=3,
 )
 
-EXERCISES = [q1, q2, q3, q4, q5, q6]
+q7 = ChoiceExercise(
+    name="t5_stripe",
+    prompt=(
+        "Predict, then move the explorer to T5 and length 256: inside the training length T5's "
+        "lookback head draws a stripe 3 below the diagonal. What becomes of it past query 32? "
+        "(a) it stays at offset 3 to the end but grows fainter; "
+        "(b) it stays as sharp as inside the training length; "
+        "(c) it breaks up past query 32, as RoPE's does."
+    ),
+    hint_text=(
+        "Distance 3 has a bucket of its own: does its bias change with the length? And what else "
+        "changes for a late query?",
+        "The bias on distance 3 is the same at every length, but a softmax shares the weight among "
+        "all the keys a query sees, and a late query sees many more.",
+    ),
+    starter='answer_stripe = "?"  # "a", "b" or "c"',
+    solution_code='answer_stripe = "a"',
+    answer_name="answer_stripe",
+    options={
+        "a": "Right: the peak stays on the key 3 back (the learnt bucket is the same at every "
+        "length), but its weight falls as a late query spreads the rest over many more keys: the "
+        "static twin's printout below gives 0.45 on queries 3-31 and 0.13 on 64-127 for head 0.",
+        "b": "No: the bias on distance 3 is the same, but the softmax shares the weight among "
+        "every key the query sees; a query at position 100 sees about three times as many keys "
+        "as one at 31, so the stripe fades while staying in place.",
+        "c": "No: RoPE's stripe breaks because its slow pairs meet angles they never saw; T5's "
+        "distance 3 has a bucket of its own, used at every length, so its peak stays on offset 3.",
+    },
+    correct="a",
+    goal=4,
+    reuses=("05",),
+)
+
+
+EXERCISES = [q1, q2, q3, q4, q5, q6, q7]
