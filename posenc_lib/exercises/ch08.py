@@ -662,7 +662,8 @@ QUESTIONS = [
                 "Right: its penalty prefers nearer keys, which is what 'most recent' asks for, "
                 "and the penalty for a given distance is the same at every length, provided its "
                 "slopes are steep enough to matter within the training length (chapter 6: one "
-                "head with the recipe's slope 2^-8 learnt no recency at the training length).",
+                "head with the recipe's slope 2^-8 learnt no recency at the training length and stayed "
+                "just above no positions past it).",
             ),
         },
         "d",
