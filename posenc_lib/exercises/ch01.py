@@ -238,7 +238,7 @@ q4b = _symmetry(
     "Apply a causal mask (query i sees keys j <= i), still without positions.",
     "breaks",
     "Look again: swap 'dog' and 'man' under the mask, and each moved word sees other words than "
-    "before (A's 'dog' saw only 'the' and itself; B's 'dog', now fourth, also sees 'man'). The "
+    "before (A's 'dog' saw only 'the' and itself; B's 'dog', now at position 4, also sees 'man'). The "
     "outputs are built from other keys, not merely shuffled.",
     "Right: no shuffle that moves a word carries the causal mask onto itself, so a moved word "
     "sees other words than before, and position leaks in even without position vectors.",
