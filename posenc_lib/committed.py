@@ -18,11 +18,17 @@ import sys
 from pathlib import Path
 
 from .experiments import STUDY, STUDY_BUDGET
+from .extension_study import STUDY_EXTENSION
 from .provenance import adopt, stale_provenance
 from .realtext import REALTEXT
 
 #: The sweeps whose data the package carries, by the name of their directory.
-SWEEPS = {STUDY.name: STUDY, STUDY_BUDGET.name: STUDY_BUDGET, REALTEXT.name: REALTEXT}
+SWEEPS = {
+    STUDY.name: STUDY,
+    STUDY_BUDGET.name: STUDY_BUDGET,
+    STUDY_EXTENSION.name: STUDY_EXTENSION,
+    REALTEXT.name: REALTEXT,
+}
 
 
 def main(argv=None):
@@ -43,6 +49,7 @@ def main(argv=None):
     >>> main(["check"])
     study: current
     study-budget: current
+    study-extension: current
     realtext: current
     0
     """

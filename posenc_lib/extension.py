@@ -16,7 +16,7 @@ from ._checks import check_array, check_choice, check_int, check_real, short
 from ._limits import check_sequence
 from .model import ModelConfig, TrainResult, evaluate_positions, region_value, train
 from .records import check_criteria, check_records, names, one_config, select
-from .rope import ntk_base
+from .rope import dynamic_ntk_base, llama3_frequencies, ntk_base, rope_frequencies
 from .tables import text_table
 from .tasks import Task
 
@@ -37,6 +37,13 @@ EXTENSION_VARIANTS = {
     "yarn-paper": lambda config, factor: config.with_(yarn_scale=factor, yarn_ramp="turns"),
 }
 EXTENSION_METHODS = tuple(EXTENSION_VARIANTS)
+# Two methods today's models deploy, measured beside those five at every evaluation length
+# (`posenc_lib.extension_study`): Llama 3.1's frequency-dependent scaling (Hugging Face
+# ``rope_type: "llama3"``, with Llama 3.1's thresholds, `LLAMA3`) and dynamic NTK
+# (``rope_type: "dynamic"``), whose base depends on the length of the sequence it scores.
+DEPLOYED_METHODS = ("llama3", "dynamic-ntk")
+LENGTH_METHODS = EXTENSION_METHODS + DEPLOYED_METHODS
+LLAMA3 = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}  # Llama 3.1-3.3's config.json
 
 
 def yarn_config_with_ramp(config, factor, ramp):
@@ -177,6 +184,152 @@ def rope_pair_speeds(shares, *, temperature=1.0):
         yield
     finally:
         model.SCHEME_PARTS["rope"] = saved
+
+
+def llama3_shares(config, factor):
+    """Return each RoPE pair's speed under Llama 3.1's scaling, as a share of its trained speed.
+
+    `~posenc_lib.rope.llama3_frequencies` of the model's head with Llama 3.1's thresholds
+    (`LLAMA3`: low_freq_factor 1, high_freq_factor 4) and the training length as the original
+    context: pairs whose wavelength is under a quarter of it keep their speed, pairs longer than
+    it are slowed by ``factor``, the pairs between are blended. No temperature (Hugging Face's
+    attention factor for ``"llama3"`` is 1).
+
+    Parameters
+    ----------
+    config : ModelConfig
+        A RoPE model; its ``max_len`` is the original context.
+    factor : float
+        The config's ``factor`` (> 1).
+
+    Returns
+    -------
+    ndarray, shape (head_dim / 2,)
+        In [1 / factor, 1], fastest pair first.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import make_config
+    >>> from posenc_lib.tasks import lookback
+    >>> llama3_shares(make_config(lookback(3), "rope"), 4)  # wavelengths 6.3, 63, 628, 6283
+    array([1.  , 0.25, 0.25, 0.25])
+    >>> llama3_shares(make_config(lookback(3), "rope", "1x32"), 4)[:4].round(3)
+    array([1.   , 0.716, 0.403, 0.25 ])
+    """
+    func = "llama3_shares"
+    _check_rope(func, config)
+    factor = check_real(func, "factor", factor, greater_than=1)
+    theta = rope_frequencies(config.head_dim, base=config.base)
+    new = llama3_frequencies(config.head_dim, factor, config.max_len, base=config.base, **LLAMA3)
+    return new / theta
+
+
+@contextmanager
+def extended(config, method, factor, length):
+    """Run a RoPE model extended by ``method`` to ``factor`` x its training length.
+
+    Yields the ModelConfig to score or fine-tune with, on sequences of ``length`` tokens. The
+    five methods of `EXTENSION_VARIANTS` ignore the length. Of `DEPLOYED_METHODS`, "dynamic-ntk"
+    takes the base `~posenc_lib.rope.dynamic_ntk_base` gives that length (the trained base up to
+    the training length), as Hugging Face does for a sequence scored in one pass; "llama3" runs
+    the pair speeds of `llama3_shares` inside the block (`rope_pair_speeds`: `ModelConfig` has
+    no field for per-pair speeds, and adding one would change the provenance of every
+    committed sweep).
+
+    Parameters
+    ----------
+    config : ModelConfig
+        A RoPE model (``scheme="rope"``), as trained.
+    method : str
+        One of `LENGTH_METHODS`.
+    factor : float
+        The config's ``factor`` (> 1): the context the method is set for, over the training length.
+    length : int
+        The length of the sequences the model will run on (>= 1).
+
+    Yields
+    ------
+    ModelConfig
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a config that is not a RoPE model, an unknown method or a bad number.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import make_config
+    >>> from posenc_lib.tasks import lookback
+    >>> config = make_config(lookback(3), "rope")
+    >>> with extended(config, "dynamic-ntk", 4, 32) as same:  # nothing changes up to 32
+    ...     same == config
+    True
+    >>> with extended(config, "dynamic-ntk", 4, 128) as longer:  # base x 13 ** (8 / 6)
+    ...     round(longer.base / config.base, 2)
+    30.57
+    >>> with extended(config, "interpolation", 4, 128) as variant:
+    ...     variant.rope_positions_scale
+    4.0
+    """
+    func = "extended"
+    _check_rope(func, config)
+    method = check_choice(func, "method", method, LENGTH_METHODS)
+    factor = check_real(func, "factor", factor, greater_than=1)
+    length = check_int(func, "length", length, minimum=1)
+    if method == "llama3":
+        with rope_pair_speeds(llama3_shares(config, factor)):
+            yield config
+    elif method == "dynamic-ntk":
+        base = dynamic_ntk_base(config.base, factor, config.max_len, length, config.head_dim)
+        yield config.with_(base=base)
+    else:
+        yield EXTENSION_VARIANTS[method](config, factor)
+
+
+def method_shares(config, method, factor, length):
+    """Return each RoPE pair's speed under ``method`` as a share of its trained speed, and the temperature.
+
+    Read from what the model runs (`extended`): the angle each pair turns from position 0 to
+    position 1, over the angle it turned in training, and the length of the rotation's (cos,
+    sin) (YaRN's attention factor; 1 for the rest). Position interpolation shows as every pair
+    at 1 / factor.
+
+    Parameters
+    ----------
+    config : ModelConfig
+        A RoPE model, as trained.
+    method : str
+        One of `LENGTH_METHODS`.
+    factor : float
+        The context the method is set for, over the training length (> 1).
+    length : int
+        The sequence length it runs on (dynamic NTK's base depends on it).
+
+    Returns
+    -------
+    shares : ndarray, shape (head_dim / 2,)
+        Fastest pair first.
+    temperature : float
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import make_config
+    >>> from posenc_lib.tasks import lookback
+    >>> config = make_config(lookback(3), "rope")
+    >>> shares, temperature = method_shares(config, "yarn", 4, 128)
+    >>> shares.round(3), round(temperature, 3)
+    (array([1.  , 0.25, 0.25, 0.25]), 1.139)
+    >>> method_shares(config, "dynamic-ntk", 4, 128)[0].round(3)
+    array([1.   , 0.425, 0.181, 0.077])
+    """
+    from . import model
+
+    with extended(config, method, factor, length) as variant:
+        cos, sin = model.SCHEME_PARTS["rope"].rotation(variant, 2)
+    trained_cos, trained_sin = model.SCHEME_PARTS["rope"].rotation(config, 2)
+    angle = np.arctan2(sin[1, ::2], cos[1, ::2])
+    trained = np.arctan2(trained_sin[1, ::2], trained_cos[1, ::2])
+    return angle / trained, float(np.hypot(cos[0, 0], sin[0, 0]))
 
 
 def extension_variants(config, factor):
@@ -363,6 +516,230 @@ def context_extension_records(
                     }
                 )
     return out
+
+
+def extension_length_records(
+    result,
+    task,
+    *,
+    factor=4,
+    eval_lens=(32, 64, 128, 256),
+    methods=LENGTH_METHODS,
+    finetune_steps=40,
+    finetune_batch=8,
+    seed=0,
+    config_name=None,
+    n_tokens=4096,
+):
+    """Score a trained RoPE model extended every way, at every length, before and after a fine-tune.
+
+    Each method of ``methods`` is set for ``factor`` x the training length (`extended`) and
+    scored at every length of ``eval_lens`` ("before"); then fine-tuned at ``factor`` x the
+    training length exactly as `context_extension_records` does (same steps, batch, learning
+    rate and seed, so the two agree on the methods both run) and scored again at every length
+    ("after"). Regions "all" and, past the training length, "unseen".
+
+    Parameters
+    ----------
+    result : TrainResult
+        A trained RoPE model (`~posenc_lib.model.train`).
+    task : Task
+        The task it was trained on.
+    factor : float
+        The context each method is set for and fine-tuned at, over the training length.
+    eval_lens : sequence of int
+        The lengths scored (ascending, each >= 1).
+    methods : sequence of str
+        Names in `LENGTH_METHODS`.
+    finetune_steps, finetune_batch : int
+        Adam steps of the fine-tune, and sequences per step.
+    seed : int
+        Seeds the fine-tuning batches; recorded as "seed".
+    config_name : str, optional
+        Recorded as "config".
+    n_tokens : int
+        Predictions scored at every length.
+
+    Returns
+    -------
+    list of dict
+        Records {task, scheme, config, seed, train_len, factor, finetune_steps, metric, method,
+        stage, eval_len, region, value}: method by method, stage "before" then "after", length
+        by length, region "all" then "unseen".
+
+    Raises
+    ------
+    TypeError, ValueError
+        Before any fine-tune, for a result that is not a trained RoPE model, a task that is
+        not a Task, an unknown method or a bad number.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import make_config
+    >>> from posenc_lib.model import train
+    >>> from posenc_lib.tasks import lookback
+    >>> task = lookback(3)
+    >>> result = train(make_config(task, "rope", train_len=8), task, steps=2, batch_size=2,
+    ...                length=8, progress=False)
+    >>> records = extension_length_records(result, task, factor=2, eval_lens=(8, 16),
+    ...                                    methods=["dynamic-ntk"], finetune_steps=1,
+    ...                                    finetune_batch=2, n_tokens=64)
+    >>> [(r["stage"], r["eval_len"], r["region"]) for r in records]
+    [('before', 8, 'all'), ('before', 16, 'all'), ('before', 16, 'unseen'),
+     ('after', 8, 'all'), ('after', 16, 'all'), ('after', 16, 'unseen')]
+    """
+    func = "extension_length_records"
+    if not isinstance(result, TrainResult):
+        raise TypeError(
+            f"{func}: result must be a TrainResult (a trained model), got {short(result)}"
+        )
+    config = _check_rope(func, result.config)
+    if not isinstance(task, Task):
+        raise TypeError(f"{func}: task must be a Task, got {short(task)}")
+    factor = check_real(func, "factor", factor, greater_than=1)
+    long = int(factor * config.max_len)
+    if long != factor * config.max_len:
+        raise ValueError(
+            f"{func}: factor x the training length {config.max_len} must be a whole number of "
+            f"tokens, got factor={factor:g}"
+        )
+    lengths = check_sequence(func, "eval_lens", eval_lens)
+    for n in lengths:
+        check_int(func, "eval_lens", n, minimum=1)
+    if list(lengths) != sorted(set(lengths)):
+        raise ValueError(f"{func}: eval_lens must be ascending and distinct, got {list(lengths)}")
+    methods = check_sequence(func, "methods", methods, allowed=LENGTH_METHODS)
+    finetune_steps = check_int(func, "finetune_steps", finetune_steps, minimum=1)
+    finetune_batch = check_int(func, "finetune_batch", finetune_batch, minimum=1)
+    seed = check_int(func, "seed", seed, minimum=0)
+    if config_name is not None and not isinstance(config_name, str):
+        raise TypeError(f"{func}: config_name must be a str or None, got {short(config_name)}")
+    n_tokens = check_int(func, "n_tokens", n_tokens, minimum=1)
+    base = {
+        "task": task.name,
+        "scheme": "rope",
+        "config": config_name,
+        "seed": seed,
+        "train_len": config.max_len,
+        "factor": factor,
+        "finetune_steps": finetune_steps,
+        "metric": task.metric,
+    }
+    out = []
+    for method in methods:
+        with extended(config, method, factor, long) as variant:
+            tuned = train(
+                variant,
+                task,
+                steps=finetune_steps,
+                batch_size=finetune_batch,
+                length=long,
+                lr=3e-3,
+                seed=seed,
+                progress=False,
+                init=result.params,
+            )
+        for stage, params in (("before", result.params), ("after", tuned.params)):
+            for n in lengths:
+                with extended(config, method, factor, n) as variant:
+                    scored = evaluate_positions(params, variant, task, n, n_tokens=n_tokens)
+                regions = (("all", 0), ("unseen", config.max_len))
+                for region, start in regions if n > config.max_len else regions[:1]:
+                    out.append(
+                        {
+                            **base,
+                            "method": method,
+                            "stage": stage,
+                            "eval_len": n,
+                            "region": region,
+                            "value": region_value(*scored, start),
+                        }
+                    )
+    return out
+
+
+def extension_lengths_table(
+    records, task, *, config=None, stage="before", region="unseen", digits=2
+):
+    """Text: one row per method, mean (min-max over seeds) at every evaluation length.
+
+    Reads `extension_length_records` (the study-extension sweep). With ``region="unseen"`` the
+    column at the training length shows all positions (none is unseen there), as every table
+    of the course does (`~posenc_lib.records.in_region`).
+
+    Parameters
+    ----------
+    records : list of dict
+        Records of `extension_length_records`.
+    task : str
+        The task.
+    config : str, optional
+        The configuration (default: the records' only one).
+    stage : {"before", "after"}
+        Before the fine-tune at ``factor`` x the training length, or after it.
+    region : {"unseen", "all"}
+        The query positions counted past the training length.
+    digits : int
+        Decimals shown.
+
+    Returns
+    -------
+    str
+        A heading line, a header, a row per method.
+
+    Raises
+    ------
+    ValueError
+        If the task, configuration or stage matches no record, the records hold several
+        configurations and none is given, or ``digits`` is negative.
+
+    Examples
+    --------
+    >>> rows = [{"task": "t", "config": "c", "method": m, "stage": "before", "seed": k,
+    ...          "train_len": 8, "eval_len": n, "region": "all", "factor": 2,
+    ...          "finetune_steps": 1, "value": v}
+    ...         for m, k, n, v in [("plain", 0, 8, 0.9), ("plain", 1, 8, 0.7)]]
+    >>> print(extension_lengths_table(rows, "t"))
+    t, configuration c, set for 2 x the training length 8, before fine-tuning, unseen positions, 2 seeds
+    method                      L=8
+    plain          0.80 (0.70-0.90)
+    """
+    from .records import in_region
+
+    func = "extension_lengths_table"
+    digits = check_int(func, "digits", digits, minimum=0)
+    check_choice(func, "stage", stage, ("before", "after"))
+    check_choice(func, "region", region, ("all", "unseen"))
+    fields = ("task", "method", "stage", "seed", "region", "value", "eval_len", "train_len")
+    records = check_records(func, records, fields=(*fields, "factor", "finetune_steps"))
+    check_criteria(func, records, {"task": task, "stage": stage}, values=True)
+    rows = select(records, task=task, stage=stage, region=None)
+    config = one_config(rows, config, func)
+    rows = in_region(select(rows, config=config, region=None), region)
+    lengths = sorted({r["eval_len"] for r in rows})
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["method"], r["eval_len"]), []).append(r["value"])
+    cells = {k: (float(np.mean(v)), float(np.min(v)), float(np.max(v))) for k, v in groups.items()}
+    table = [
+        (method, [cells.get((method, n)) for n in lengths]) for method in names(rows, "method")
+    ]
+    first, seeds = rows[0], len({r["seed"] for r in rows})
+    when = (
+        "before fine-tuning"
+        if stage == "before"
+        else (
+            f"after {first['finetune_steps']} steps at {int(first['factor'] * first['train_len'])}"
+        )
+    )
+    heading = (
+        f"{task}, configuration {first['config']}, set for {first['factor']:g} x the training length "
+        f"{first['train_len']}, {when}, {region} positions, {seeds} seed{'s' if seeds > 1 else ''}"
+    )
+    headers = [f"L={n}" for n in lengths]
+    return "\n".join(
+        [heading, *text_table("method", headers, table, digits=digits, label_width=14)]
+    )
 
 
 def extension_summary(records, task, *, config=None, region="unseen"):
