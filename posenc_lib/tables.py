@@ -262,7 +262,13 @@ def paired_table(records, by, a, b, *, rows=("config",), digits=2, **criteria):
     except ValueError as error:
         raise ValueError(f"{func}: {str(error).split(': ', 1)[1]}") from None
     metrics = {p.get("metric", "accuracy") for p in pairs}
-    better = "lower" if metrics <= {"loss", "bits_per_char"} else "higher"  # costs, not scores
+    costs = metrics & {"loss", "bits_per_char"}
+    if costs and costs != metrics:  # one "better" cannot read a score and a cost at once
+        raise ValueError(
+            f"{func}: the records mix metrics where higher is better and lower is better "
+            f"({', '.join(sorted(metrics))}); select one task (e.g. task=...)"
+        )
+    better = "lower" if costs else "higher"
     lines = [f"{a} - {b}, seed by seed ({'/'.join(sorted(metrics))}: {better} is better)"]
     groups = {}
     for p in pairs:

@@ -195,6 +195,25 @@ def _():
     return "as sharp as" if stays else "breaks up"
 
 
+@evidence("deployed_at_32")
+def _():
+    from posenc_lib.extension_study import load_extension_study
+    from posenc_lib.records import select
+
+    (records,) = load_extension_study()
+
+    def at_32(method):
+        rows = select(records, method=method, eval_len=32, stage="before")
+        return [r["value"] for r in sorted(rows, key=lambda r: (r["task"], r["config"], r["seed"]))]
+
+    changes = {m: at_32(m) != at_32("plain") for m in ("llama3", "dynamic-ntk")}
+    if changes["llama3"] and changes["dynamic-ntk"]:
+        return "both"
+    if changes["llama3"] or changes["dynamic-ntk"]:
+        return "only Llama 3.1's scaling" if changes["llama3"] else "only dynamic NTK"
+    return "neither"
+
+
 @evidence("untrained_strips")
 def _():
     from posenc_lib.learned import cosine_similarity

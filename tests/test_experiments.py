@@ -660,16 +660,21 @@ def test_paired_table_reads_records_without_a_metric_as_accuracy_higher_better_i
     )
 
 
-def test_paired_table_names_every_metric_of_mixed_records_and_then_counts_higher_as_better():
+def test_paired_table_refuses_records_mixing_a_score_and_a_cost_and_reads_each_alone():
+    """A loss 1.00 higher is worse, an accuracy 0.25 higher better: one "better" cannot say both."""
     records = [
         {**record(scheme=s, task=task, seed=0, value=v), "metric": metric}
         for task, metric, a, b in [("t", "loss", 2.0, 1.0), ("u", "accuracy", 0.5, 0.25)]
         for s, v in (("a", a), ("b", b))
     ]
-    assert tables.paired_table(records, "scheme", "a", "b", rows=("task",)) == (
-        "a - b, seed by seed (accuracy/loss: higher is better)\n"
-        "t  +1.00   mean +1.00   a better in 1 of 1\n"
-        "u  +0.25   mean +0.25   a better in 1 of 1"
+    with pytest.raises(ValueError) as refused:
+        tables.paired_table(records, "scheme", "a", "b", rows=("task",))
+    assert str(refused.value) == (
+        "paired_table: the records mix metrics where higher is better and lower is better "
+        "(accuracy, loss); select one task (e.g. task=...)"
+    )
+    assert tables.paired_table(records, "scheme", "a", "b", rows=("task",), task="t") == (
+        "a - b, seed by seed (loss: lower is better)\nt  +1.00   mean +1.00   a better in 0 of 1"
     )
 
 

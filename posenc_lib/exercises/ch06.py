@@ -464,6 +464,45 @@ q3 = ChoiceExercise(
 )
 
 q7 = ChoiceExercise(
+    name="deployed_at_32",
+    prompt=(
+        "Llama 3.1's scaling and dynamic NTK are both set for 4 x the training length. Scored at "
+        "the training length itself, 32 tokens, before any fine-tuning, which of them changes "
+        "what a trained RoPE model gets right? "
+        "(a) both; "
+        "(b) only Llama 3.1's scaling; "
+        "(c) only dynamic NTK; "
+        "(d) neither."
+    ),
+    hint_text=(
+        "Which of the two looks at the length of the sequence it scores, and which only at the "
+        "factor and the original context?",
+        "Dynamic NTK's base at n tokens is b (4 n / 32 - 3)^(d / (d - 2)), with n raised to 32 "
+        "when shorter: what is it at n = 32? Llama 3.1's pair speeds have no n in them.",
+    ),
+    starter='answer_deployed = "?"  # "a", "b", "c" or "d"',
+    solution_code='answer_deployed = "b"',
+    answer_name="answer_deployed",
+    goal=5,
+    options={
+        "a": "Not quite: dynamic NTK takes its base from the length of the sequence, and at the "
+        "training length that is the trained base, so nothing changes. Llama 3.1's scaling does "
+        "change the model there.",
+        "b": "Right: Llama 3.1's speeds depend on the factor and the original context, not on "
+        "the sequence, so its slow pairs turn at a quarter of their speed at 32 tokens too. "
+        "Before fine-tuning that costs lookback-3 0.03 on average in 4x8+mlp and raises the Markov "
+        "chain's loss by 0.51 nats. Dynamic NTK's base at 32 tokens is the trained one: the same "
+        "score as plain RoPE on all 60 models.",
+        "c": "No, the other way round: at the training length dynamic NTK's formula gives back "
+        "the trained base (4 x 32 / 32 - 3 = 1), while Llama 3.1's speeds do not depend on the "
+        "length at all.",
+        "d": "Not quite: dynamic NTK does leave the model alone there, but Llama 3.1's scaling "
+        "slows the slow pairs at every length, the trained one included.",
+    },
+    correct="b",
+)
+
+q8 = ChoiceExercise(
     name="t5_stripe",
     prompt=(
         "Predict, then move the explorer to T5 and length 256: inside the training length T5's "
@@ -497,4 +536,4 @@ q7 = ChoiceExercise(
 )
 
 
-EXERCISES = [q1, q2, q3, q4, q5, q6, q7]
+EXERCISES = [q1, q2, q3, q4, q5, q6, q7, q8]
