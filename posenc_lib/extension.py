@@ -37,10 +37,11 @@ EXTENSION_VARIANTS = {
     "yarn-paper": lambda config, factor: config.with_(yarn_scale=factor, yarn_ramp="turns"),
 }
 EXTENSION_METHODS = tuple(EXTENSION_VARIANTS)
-# Two methods today's models deploy, measured beside those five at every evaluation length
+# Two methods in today's configurations, measured beside those five at every evaluation length
 # (`posenc_lib.extension_study`): Llama 3.1's frequency-dependent scaling (Hugging Face
-# ``rope_type: "llama3"``, with Llama 3.1's thresholds, `LLAMA3`) and dynamic NTK
-# (``rope_type: "dynamic"``), whose base depends on the length of the sequence it scores.
+# ``rope_type: "llama3"``, shipped by Llama 3.1-3.3 with the thresholds `LLAMA3`) and dynamic NTK
+# (``rope_type: "dynamic"``, which some configurations and inference setups select), whose base
+# depends on the length of the sequence it scores.
 DEPLOYED_METHODS = ("llama3", "dynamic-ntk")
 LENGTH_METHODS = EXTENSION_METHODS + DEPLOYED_METHODS
 LLAMA3 = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}  # Llama 3.1-3.3's config.json

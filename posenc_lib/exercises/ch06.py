@@ -491,8 +491,9 @@ q7 = ChoiceExercise(
         "b": "Right: Llama 3.1's speeds depend on the factor and the original context, not on "
         "the sequence, so its slow pairs turn at a quarter of their speed at 32 tokens too. "
         "Before fine-tuning that costs lookback-3 0.03 on average in 4x8+mlp and raises the Markov "
-        "chain's loss by 0.51 nats. Dynamic NTK's base at 32 tokens is the trained one: the same "
-        "score as plain RoPE on all 60 models.",
+        "chain's loss by 0.51 nats. Dynamic NTK's base at 32 tokens is the trained one: scored in "
+        "one pass, the same score as plain RoPE on all 60 models (Hugging Face's layer can keep a "
+        "grown base after a longer call, chapter 4).",
         "c": "No, the other way round: at the training length dynamic NTK's formula gives back "
         "the trained base (4 x 32 / 32 - 3 = 1), while Llama 3.1's speeds do not depend on the "
         "length at all.",
