@@ -43,7 +43,11 @@ EXTENSION_METHODS = tuple(EXTENSION_VARIANTS)
 # (``rope_type: "dynamic"``, which some configurations and inference setups select), whose base
 # depends on the length of the sequence it scores.
 DEPLOYED_METHODS = ("llama3", "dynamic-ntk")
-LENGTH_METHODS = EXTENSION_METHODS + DEPLOYED_METHODS
+# Dynamic NTK scored as generation with a cache, after a prompt of the training length: each
+# position's query and key turned with the base of the step that position was generated at (the
+# one-pass "dynamic-ntk" turns every position with the base of the whole sequence).
+CACHED = "dynamic-ntk-cached"
+LENGTH_METHODS = EXTENSION_METHODS + DEPLOYED_METHODS + (CACHED,)
 LLAMA3 = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}  # Llama 3.1-3.3's config.json
 
 
@@ -187,6 +191,72 @@ def rope_pair_speeds(shares, *, temperature=1.0):
         model.SCHEME_PARTS["rope"] = saved
 
 
+@contextmanager
+def dynamic_ntk_cache(factor):
+    """Run every RoPE model as dynamic NTK generating token by token with a cache: an evaluation.
+
+    Inside the ``with`` block, position i of a sequence is turned with the base
+    `~posenc_lib.rope.dynamic_ntk_base` gives the length i + 1 (the trained base up to the
+    training length L): what Hugging Face's layer computes at the step that generates position
+    i after a prompt of L tokens, read in one pass. Keys keep the base of the step they were
+    cached at, so a late query meets early keys turned at older bases. Scored with teacher
+    forcing, each position's prediction is the generating model's. On leaving the block RoPE is
+    restored.
+
+    Parameters
+    ----------
+    factor : float
+        Dynamic NTK's ``factor`` (> 1).
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> from posenc_lib import model
+    >>> from posenc_lib.experiments import make_config
+    >>> from posenc_lib.tasks import lookback
+    >>> config = make_config(lookback(3), "rope")
+    >>> with dynamic_ntk_cache(4):
+    ...     cos, sin = model.SCHEME_PARTS["rope"].rotation(config, 64)
+    >>> with extended(config, "dynamic-ntk", 4, 64) as at_64:  # one pass of 64 tokens ...
+    ...     last = model.SCHEME_PARTS["rope"].rotation(at_64, 64)[0][63]
+    >>> bool(np.allclose(cos[63], last))  # ... turns position 63 as the step that generates it
+    True
+    >>> bool(np.allclose(cos[:32], model.SCHEME_PARTS["rope"].rotation(config, 32)[0]))  # prompt
+    True
+    """
+    from . import model
+    from .rope import rope_tables
+
+    func = "dynamic_ntk_cache"
+    factor = check_real(func, "factor", factor, greater_than=1)
+
+    def rotation(config, t):
+        d = config.head_dim
+        rows = [
+            rope_tables(
+                np.array([float(i)]),
+                d,
+                frequencies=rope_frequencies(
+                    d, base=dynamic_ntk_base(config.base, factor, config.max_len, i + 1, d)
+                ),
+            )
+            for i in range(t)
+        ]
+        cos = np.concatenate([c for c, _ in rows])
+        sin = np.concatenate([s for _, s in rows])
+        return cos.astype(model.DTYPE), sin.astype(model.DTYPE)
+
+    saved = model.SCHEME_PARTS["rope"]
+    model.SCHEME_PARTS["rope"] = model.Scheme(rotation=rotation)
+    try:
+        yield
+    finally:
+        model.SCHEME_PARTS["rope"] = saved
+
+
 def llama3_shares(config, factor):
     """Return each RoPE pair's speed under Llama 3.1's scaling, as a share of its trained speed.
 
@@ -235,7 +305,8 @@ def extended(config, method, factor, length):
     the training length), as Hugging Face does for a sequence scored in one pass; "llama3" runs
     the pair speeds of `llama3_shares` inside the block (`rope_pair_speeds`: `ModelConfig` has
     no field for per-pair speeds, and adding one would change the provenance of every
-    committed sweep).
+    committed sweep). `CACHED` ("dynamic-ntk-cached") scores dynamic NTK as generation with a
+    cache after a prompt of the training length (`dynamic_ntk_cache`; ``length`` unused).
 
     Parameters
     ----------
@@ -279,6 +350,9 @@ def extended(config, method, factor, length):
     length = check_int(func, "length", length, minimum=1)
     if method == "llama3":
         with rope_pair_speeds(llama3_shares(config, factor)):
+            yield config
+    elif method == CACHED:
+        with dynamic_ntk_cache(factor):
             yield config
     elif method == "dynamic-ntk":
         base = dynamic_ntk_base(config.base, factor, config.max_len, length, config.head_dim)
@@ -628,7 +702,11 @@ def extension_length_records(
     }
     out = []
     for method in methods:
-        with extended(config, method, factor, long) as variant:
+        # generation with a cache is a way of scoring: its model is fine-tuned as one-pass
+        # dynamic NTK is, on whole sequences
+        with extended(
+            config, "dynamic-ntk" if method == CACHED else method, factor, long
+        ) as variant:
             tuned = train(
                 variant,
                 task,
@@ -738,8 +816,9 @@ def extension_lengths_table(
         f"{first['train_len']}, {when}, {region} positions, {seeds} seed{'s' if seeds > 1 else ''}"
     )
     headers = [f"L={n}" for n in lengths]
+    width = max(14, *(len(method) + 1 for method, _ in table))
     return "\n".join(
-        [heading, *text_table("method", headers, table, digits=digits, label_width=14)]
+        [heading, *text_table("method", headers, table, digits=digits, label_width=width)]
     )
 
 

@@ -14,6 +14,7 @@ from test_reference_formulas_llama3 import default_inv_freq, dynamic_inv_freq, l
 from posenc_lib import model
 from posenc_lib.experiments import CONFIGS, load_study, make_config
 from posenc_lib.extension import (
+    CACHED,
     DEPLOYED_METHODS,
     EXTENSION_METHODS,
     LENGTH_METHODS,
@@ -286,6 +287,53 @@ def test_bad_input_is_refused_naming_the_function_and_the_argument(call, error, 
     assert str(caught.value).startswith(words), str(caught.value)
 
 
-def test_the_deployed_methods_are_the_two_the_issue_names():
+def test_the_deployed_methods_are_the_two_the_issue_names_and_dynamic_ntk_is_also_generated():
     assert DEPLOYED_METHODS == ("llama3", "dynamic-ntk")
-    assert LENGTH_METHODS[: len(EXTENSION_METHODS)] == EXTENSION_METHODS
+    assert LENGTH_METHODS == EXTENSION_METHODS + DEPLOYED_METHODS + (CACHED,)
+
+
+def generate_with_cache(params, config, tokens, factor):
+    """Hugging Face's dynamic-NTK layer generating token by token, written out for one layer, one
+    head, no MLP: the prompt (the first L tokens) in one call at the trained base, then each new
+    position's query and key turned with the base for the length so far; cached keys keep theirs."""
+    length, d = tokens.shape[1], config.head_dim
+    x = np.eye(config.vocab_size)[tokens] @ params["tok"]
+
+    def norm(z):
+        centred = z - z.mean(-1, keepdims=True)
+        return centred / np.sqrt((centred * centred).mean(-1, keepdims=True) + 1e-5)
+
+    def turn(vectors, position, inv_freq):  # interleaved pairs (0, 1), (2, 3), ...
+        angle = position * np.repeat(inv_freq, 2)
+        partner = np.stack([-vectors[..., 1::2], vectors[..., 0::2]], -1).reshape(vectors.shape)
+        return vectors * np.cos(angle) + partner * np.sin(angle)
+
+    y = norm(x)
+    q, k, v = (y @ params[f"{n}0"] for n in ("wq", "wk", "wv"))
+    keys = []
+    outputs = []
+    for i in range(length):
+        step_len = max(i + 1, config.max_len)  # the prompt runs as one call of L tokens
+        inv_freq = np.array(dynamic_inv_freq(config.base, d, factor, config.max_len, step_len))
+        keys.append(turn(k[:, i], i, inv_freq))  # cached as turned at this step
+        query = turn(q[:, i], i, inv_freq)
+        scores = np.einsum("bd,jbd->bj", query, np.array(keys)) / np.sqrt(d)
+        weights = np.exp(scores - scores.max(-1, keepdims=True))
+        weights /= weights.sum(-1, keepdims=True)
+        outputs.append(np.einsum("bj,jbd->bd", weights, v[:, : i + 1].transpose(1, 0, 2)))
+    x = x + np.stack(outputs, 1) @ params["wo0"]
+    return norm(x) @ params["out"]
+
+
+def test_dynamic_ntk_cached_scores_what_token_by_token_generation_with_a_cache_predicts():
+    task = lookback(3)
+    config = make_config(task, "rope", "1x32")  # one layer, one head of 32, no MLP
+    params = init_params(config, seed=2)
+    tokens, _ = task.sample(4, 3, 96)
+    with extended(config, CACHED, 4, 96):
+        scored = forward(params, tokens, config)
+    generated = generate_with_cache(params, config, tokens, 4.0)
+    np.testing.assert_allclose(scored, generated, atol=1e-9)
+    with extended(config, "dynamic-ntk", 4, 96) as one_pass:  # a different model past 32
+        different = forward(params, tokens, one_pass)
+    assert np.max(np.abs(different[:, 40:] - generated[:, 40:])) > 1e-3
