@@ -197,8 +197,8 @@ def dynamic_ntk_cache(factor):
 
     Inside the ``with`` block, position i of a sequence is turned with the base
     `~posenc_lib.rope.dynamic_ntk_base` gives the length i + 1 (the trained base up to the
-    training length L): what Hugging Face's layer computes at the step that generates position
-    i after a prompt of L tokens, read in one pass. Keys keep the base of the step they were
+    training length L; a model's start token is not counted): what Hugging Face's layer computes
+    at the step that generates position i after a prompt of L tokens, read in one pass. Keys keep the base of the step they were
     cached at, so a late query meets early keys turned at older bases. Scored with teacher
     forcing, each position's prediction is the generating model's. On leaving the block RoPE is
     restored.
@@ -240,7 +240,11 @@ def dynamic_ntk_cache(factor):
                 np.array([float(i)]),
                 d,
                 frequencies=rope_frequencies(
-                    d, base=dynamic_ntk_base(config.base, factor, config.max_len, i + 1, d)
+                    # with a start token, row i holds token i - 1: the step's length is i
+                    d,
+                    base=dynamic_ntk_base(
+                        config.base, factor, config.max_len, max(i + 1 - config.bos, 1), d
+                    ),
                 ),
             )
             for i in range(t)

@@ -141,7 +141,7 @@ def train_and_extend(job, *, progress=False):
     ...                         n_tokens=64)
     >>> out = train_and_extend(job)
     >>> len(out["records"]), sorted({r["method"] for r in out["records"]}) == sorted(LENGTH_METHODS)
-    (42, True)
+    (48, True)
     """
     task = TASKS[job["task"]]()
     config = make_config(task, "rope", job["config"], train_len=job["train_len"])
@@ -267,7 +267,7 @@ def run_extension_study(
     >>> (records,) = run_extension_study(tasks=["lookback-3"], steps=2, train_len=8,
     ...                                  eval_lens=(8, 16), n_tokens=64, progress=False)
     >>> len(records)
-    42
+    48
     """
     return STUDY_EXTENSION.run(
         out=out, workers=workers, backend=backend, progress=progress, fresh=fresh, **options

@@ -337,3 +337,16 @@ def test_dynamic_ntk_cached_scores_what_token_by_token_generation_with_a_cache_p
     with extended(config, "dynamic-ntk", 4, 96) as one_pass:  # a different model past 32
         different = forward(params, tokens, one_pass)
     assert np.max(np.abs(different[:, 40:] - generated[:, 40:])) > 1e-3
+
+
+def test_generating_with_a_start_token_turns_the_whole_prompt_at_the_trained_base():
+    """The start token is not a token of the prompt's length: 32 tokens after it are the prompt."""
+    task = lookback(3)
+    config = make_config(task, "rope", "2L-4x8+mlp+bos")
+    params = init_params(config, seed=1)
+    tokens, _ = task.sample(6, 2, 40)
+    as_trained = forward(params, tokens, config)
+    with extended(config, CACHED, 4, 40):
+        generated = forward(params, tokens, config)
+    np.testing.assert_array_equal(generated[:, :32], as_trained[:, :32])
+    assert np.max(np.abs(generated[:, 32:] - as_trained[:, 32:])) > 1e-6
