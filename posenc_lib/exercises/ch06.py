@@ -466,7 +466,7 @@ q3 = ChoiceExercise(
 q7 = ChoiceExercise(
     name="deployed_at_32",
     prompt=(
-        "Llama 3.1's scaling and dynamic NTK are both set for 4 x the training length. Scored at "
+        "Llama 3.1's scaling and dynamic NTK are both given the factor 4. Scored at "
         "the training length itself, 32 tokens, before any fine-tuning, which of them changes "
         "what a trained RoPE model gets right? "
         "(a) both; "
