@@ -668,6 +668,9 @@ def extension_length_records(
      ('after', 8, 'all'), ('after', 16, 'all'), ('after', 16, 'unseen')]
     """
     func = "extension_length_records"
+    # These checks and the fine-tune repeat context_extension_records' on purpose: sharing a helper
+    # would change the code the committed study was made by (its provenance hash) and ask for its
+    # 540 models again. Tests hold the two to the same numbers.
     if not isinstance(result, TrainResult):
         raise TypeError(
             f"{func}: result must be a TrainResult (a trained model), got {short(result)}"
