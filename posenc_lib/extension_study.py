@@ -15,7 +15,7 @@ carry the hash of the code that made them (`posenc_lib.provenance`): adding meth
 changes that code and so asks for all 540 of the study's models again.
 
 Run ``python -m posenc_lib.extension_study --out posenc_lib/data/study-extension`` (60 models,
-about 8 minutes on two cores); ``--quick`` for seed 0 of the default configuration.
+about 7 minutes on two cores); ``--quick`` for seed 0 of the default configuration.
 """
 
 import sys
