@@ -3,10 +3,10 @@
 The study (`posenc_lib.experiments`) extends each RoPE model to 4 x its training length five ways
 and scores it there, at 128 tokens. This sweep takes the same models (the study's RoPE jobs of
 the extension tasks: every configuration, ten seeds, trained by the same code and seeds, so
-the same parameters) and scores seven methods at every evaluation length, before and after the
-same 40-step fine-tune at 128 tokens: the study's five, and Llama 3.1's frequency-dependent scaling
-(shipped by Llama 3.1-3.3) and dynamic NTK (Hugging Face's ``rope_type: "dynamic"``), both given the
-factor 4 (`posenc_lib.extension.DEPLOYED_METHODS`).
+the same parameters) and scores them at every evaluation length, before and after the same
+40-step fine-tune at 128 tokens, eight ways (`posenc_lib.extension.LENGTH_METHODS`): the study's
+five, Llama 3.1's frequency-dependent scaling (shipped by Llama 3.1-3.3), and dynamic NTK (Hugging
+Face's ``rope_type: "dynamic"``) read in one pass and generated with a cache, all given the factor 4.
 Its records are `posenc_lib.extension.extension_length_records`'; a fast test checks that, for
 the five methods both run, they equal the study's extension.json.
 
