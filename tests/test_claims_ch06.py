@@ -12,7 +12,7 @@ from posenc_lib import alibi_slopes, experiments, runner, tables
 from posenc_lib import extension as context_extension
 from posenc_lib.experiments import compare_configs, position_curves, summarize
 from posenc_lib.model import attention_at_offset, attention_peak_offsets
-from posenc_lib.records import paired_differences, select
+from posenc_lib.records import bin_positions, paired_differences, select
 from posenc_lib.rope import (
     pairs_completing_a_turn,
     rope_angles,
@@ -1908,9 +1908,7 @@ def test_each_method_fails_about_where_its_pair_1_leaves_the_trained_range():
 
     def fall_and_bins(config):
         totals, counts = evaluate_positions(rope.params, config, lookback(3), 256)
-        binned = np.add.reduceat(totals[32:], starts - 32) / np.add.reduceat(
-            counts[32:], starts - 32
-        )
+        binned = bin_positions(totals[32:], counts[32:], 16)[1]
         return starts[np.argmax(binned < 0.5)], binned
 
     falls, edges = {}, {}
@@ -2004,3 +2002,29 @@ def test_generating_without_a_cache_scores_lower_still_so_the_per_step_base_is_t
     share_128 = context_extension.method_shares(rope.config, "dynamic-ntk", 4, 128)[0][1]
     at_step = context_extension.method_shares(rope.config, "dynamic-ntk", 4, 64)[0][1]
     assert (two(63 * at_step / 31), two(63 * share_128 / 31)) == ("1.19", "0.86")
+
+
+def test_at_256_the_methods_that_keep_pair_0_and_slow_pair_1_stay_above_the_floors(lengths):
+    """06 §7: "every method that keeps pair 0 and slows pair 1 stays above lookback-3's floors there
+    (chance 0.0625, the best position-free rule 0.108); plain RoPE (0.10) is under the rule, and
+    interpolation and the paper's YaRN stay near chance at every length" (4x8+mlp, before)."""
+    rule = position_free_levels(lookback(3), [256], 32)[256]
+    assert f"{rule:.3f}" == "0.108"
+
+    def mean_at(method, n):
+        rows = select(
+            lengths,
+            task="lookback-3",
+            config=WIDE,
+            method=method,
+            stage="before",
+            eval_len=n,
+            region="unseen" if n > 32 else "all",
+        )
+        return np.mean([r["value"] for r in rows])
+
+    for method in ("ntk", "yarn", "llama3", "dynamic-ntk", "dynamic-ntk-cached"):
+        assert mean_at(method, 256) > rule > CHANCE, method
+    assert two(mean_at("plain", 256)) == "0.10" and mean_at("plain", 256) < rule
+    for method in ("interpolation", "yarn-paper"):
+        assert all(mean_at(method, n) < 0.1 for n in (32, 64, 128, 256)), method
