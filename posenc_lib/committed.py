@@ -1,4 +1,4 @@
-"""The committed data of chapters 06 and 07: is it current, and adopting a new run of it.
+"""The committed data of chapters 06-08: is it current, and adopting a new run of it.
 
 From the repository's top folder::
 
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .experiments import STUDY, STUDY_BUDGET
 from .extension_study import STUDY_EXTENSION
+from .hybrid_study import STUDY_HYBRID
 from .provenance import adopt, stale_provenance
 from .realtext import REALTEXT
 
@@ -27,6 +28,7 @@ SWEEPS = {
     STUDY.name: STUDY,
     STUDY_BUDGET.name: STUDY_BUDGET,
     STUDY_EXTENSION.name: STUDY_EXTENSION,
+    STUDY_HYBRID.name: STUDY_HYBRID,
     REALTEXT.name: REALTEXT,
 }
 
@@ -50,6 +52,7 @@ def main(argv=None):
     study: current
     study-budget: current
     study-extension: current
+    study-hybrid: current
     realtext: current
     0
     """

@@ -1140,3 +1140,360 @@ def attention_at_offset(params, config, tokens, offset, *, layer=0):
     seen = queries >= offset
     out[..., seen] = weights[..., queries[seen], queries[seen] - offset]
     return out
+
+
+# -- layers that differ (chapter 8): a position plan per layer ----------------------------------
+# Beside `forward`, not inside it: the committed sweeps carry the hash of the code `forward`
+# reaches (`posenc_lib.provenance`), and a plan inside it would ask for every committed model
+# again. With the same `Layer` in every layer these functions compute what `forward`, `loss_fn`,
+# `train` and `evaluate_positions` compute, bit for bit (tests/test_hybrid.py).
+
+
+@dataclass(frozen=True)
+class Layer:
+    """How one attention layer handles positions.
+
+    Parameters
+    ----------
+    rope : bool
+        Rotate queries and keys (RoPE); False: no position at all in this layer (NoPE).
+    base : float
+        RoPE's base in this layer (> 1; unused without ``rope``).
+    window : int, optional
+        A sliding window: a query sees itself and the ``window - 1`` keys before it, the keys
+        with ``query - key < window``, as transformers' mask keeps them
+        (``masking_utils.sliding_window_overlay``: ``kv_idx > q_idx - sliding_window``; None:
+        every key before it, a global layer). A start token counts as a key like any other.
+
+    Examples
+    --------
+    >>> Layer(base=1e6)
+    Layer(rope=True, base=1000000.0, window=None)
+    >>> Layer(window=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: Layer: window must be an integer >= 1, got 0
+    """
+
+    rope: bool = True
+    base: float = 10000.0
+    window: int | None = None
+
+    def __post_init__(self):
+        """Check every field."""
+        check_bool("Layer", "rope", self.rope)
+        object.__setattr__(self, "base", check_real("Layer", "base", self.base, greater_than=1))
+        if self.window is not None:
+            check_int("Layer", "window", self.window, minimum=1)
+
+
+def check_plan(func, plan, config):
+    """Return ``plan`` as a tuple of `Layer` s, one per layer of ``config``.
+
+    Parameters
+    ----------
+    func : str
+        The function to name in an error.
+    plan : sequence of Layer
+        One `Layer` per layer (chapter 8's are `posenc_lib.hybrid.PLANS`).
+    config : ModelConfig
+        The model (its ``n_layers``; its scheme must be "rope", whose parameters every plan uses).
+
+    Returns
+    -------
+    tuple of Layer
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=4, scheme="rope", d_model=8, n_layers=2)
+    >>> [layer.rope for layer in check_plan("f", [Layer(), Layer(rope=False)], config)]
+    [True, False]
+    >>> check_plan("f", (Layer(),), config)
+    Traceback (most recent call last):
+    ...
+    ValueError: f: plan must hold one Layer per layer (n_layers=2), got 1 Layer
+    """
+    config = _check_config(func, config)
+    if config.scheme != "rope":
+        raise ValueError(
+            f"{func}: config.scheme must be 'rope' (a plan says which layers rotate), got "
+            f"{config.scheme!r}"
+        )
+    if not isinstance(plan, list | tuple) or not all(isinstance(x, Layer) for x in plan):
+        raise TypeError(f"{func}: plan must be a sequence of Layers, got {short(plan)}")
+    if len(plan) != config.n_layers:
+        raise ValueError(
+            f"{func}: plan must hold one Layer per layer (n_layers={config.n_layers}), got "
+            f"{len(plan)} Layer{'s' * (len(plan) != 1)}"
+        )
+    return tuple(plan)
+
+
+def visible_keys(t, window=None):
+    """Return the (T, T) mask of the keys each query sees: causal, within ``window`` if given.
+
+    Parameters
+    ----------
+    t : int
+        Positions.
+    window : int, optional
+        Keys with ``query - key < window`` (None: every key up to the query).
+
+    Returns
+    -------
+    ndarray of bool, shape (t, t)
+
+    Examples
+    --------
+    >>> visible_keys(4, window=2).astype(int)
+    array([[1, 0, 0, 0],
+           [1, 1, 0, 0],
+           [0, 1, 1, 0],
+           [0, 0, 1, 1]])
+    """
+    offsets = np.subtract.outer(np.arange(t), np.arange(t))  # query - key
+    return (offsets >= 0) if window is None else (offsets >= 0) & (offsets < window)
+
+
+def hybrid_forward(params, tokens, config, plan):
+    """Logits of shape (B, T, V): `forward`, with each layer's positions its plan's.
+
+    Parameters
+    ----------
+    params : dict
+        A RoPE model's parameters (`init_params` of ``config``).
+    tokens : array_like of int, shape (B, T)
+        Token ids 0 .. V-1.
+    config : ModelConfig
+        The model's shape, scheme "rope" (base, interpolation and YaRN per layer from the plan's
+        base and config's other fields).
+    plan : sequence of Layer
+        One `Layer` per layer.
+
+    Returns
+    -------
+    ndarray, shape (B, T, V)
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=5, scheme="rope", d_model=8, n_layers=2)
+    >>> params = init_params(config)
+    >>> bool(np.array_equal(hybrid_forward(params, [[0, 4, 2]], config, [Layer(), Layer()]),
+    ...                     forward(params, [[0, 4, 2]], config)))    # RoPE in every layer
+    True
+    """
+    return _hybrid_forward("hybrid_forward", params, tokens, config, plan)
+
+
+def _hybrid_forward(func, params, tokens, config, plan):
+    plan = check_plan(func, plan, config)
+    _check_params(func, params, config, finite=func != "hybrid_loss")
+    tokens = _check_tokens(func, tokens, config)
+    b, t = tokens.shape
+    h = config.n_heads
+    if config.bos:
+        tokens = np.concatenate([np.full((b, 1), config.vocab_size), tokens], axis=1)
+        t += 1
+    x = np.eye(config.vocab_size + config.bos, dtype=DTYPE)[tokens] @ params["tok"]
+    for layer, spec in enumerate(plan):
+        y = _norm(x)
+        q, k, v = (_split_heads(y @ params[f"{n}{layer}"], b, t, h) for n in ("wq", "wk", "wv"))
+        if spec.rope:
+            rotation = _rope_rotation(config.with_(base=spec.base), t)
+            q, k = rope_rotate(q, *rotation), rope_rotate(k, *rotation)
+        scores = anp.matmul(q, anp.swapaxes(k, -1, -2)) / float(np.sqrt(config.head_dim))
+        weights = stable_softmax(anp.where(visible_keys(t, spec.window), scores, -1e9), xp=anp)
+        mixed = anp.reshape(anp.transpose(anp.matmul(weights, v), (0, 2, 1, 3)), (b, t, -1))
+        x = x + mixed @ params[f"wo{layer}"]
+        if config.mlp:
+            hidden = _norm(x) @ params[f"mlp_in{layer}"]
+            hidden = hidden * (_constant(hidden) > 0)  # ReLU
+            x = x + hidden @ params[f"mlp_out{layer}"]
+    if config.bos:
+        x = x[:, 1:]
+    return _norm(x) @ params["out"]
+
+
+def hybrid_loss(params, tokens, targets, config, plan):
+    """Mean cross-entropy in nats over the positions with a target, as `loss_fn`.
+
+    Parameters
+    ----------
+    params : dict
+        The model's parameters (autograd differentiates with respect to them).
+    tokens, targets : array_like of int, shape (B, T)
+        Token ids; the token to predict at each position, or -1 (no target).
+    config : ModelConfig
+        The model.
+    plan : sequence of Layer
+        Its layers' positions, one `Layer` per layer.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=4, scheme="rope", d_model=4, n_layers=2)
+    >>> params = init_params(config)
+    >>> params["out"] = np.zeros((4, 4))    # every token equally likely: log 4 per target
+    >>> plan = [Layer(rope=False), Layer()]
+    >>> round(float(hybrid_loss(params, [[0, 1, 2]], [[-1, 2, 3]], config, plan)), 4)
+    1.3863
+    """
+    config = _check_config("hybrid_loss", config)
+    tokens = _check_tokens("hybrid_loss", tokens, config)
+    targets = _check_targets("hybrid_loss", targets, tokens.shape, config)
+    logits = _hybrid_forward("hybrid_loss", params, tokens, config, plan)
+    n_targets = max(int(np.sum(has_target(targets))), 1)
+    return anp.sum(_token_losses(logits, targets, xp=anp)) / n_targets
+
+
+def _check_task(func, task, config):
+    if not isinstance(task, Task):
+        raise TypeError(f"{func}: task must be a Task (see posenc_lib.tasks), got {short(task)}")
+    if task.vocab_size != config.vocab_size:
+        raise ValueError(
+            f"{func}: task {task.name} has vocab_size {task.vocab_size} but the model has "
+            f"{config.vocab_size}"
+        )
+
+
+def train_hybrid(
+    config, plan, task, *, steps=600, batch_size=32, length=32, lr=1e-2, seed=0, progress=True
+):
+    """Train a fresh model of ``config`` and ``plan`` with Adam, as `train` does.
+
+    The same initial parameters, batches and Adam steps as `train` for the
+    same seed: with ``Layer()`` in every layer the two return the same parameters (tested).
+
+    Parameters
+    ----------
+    config : ModelConfig
+        The model's shape (scheme "rope").
+    plan : sequence of Layer
+        One `Layer` per layer.
+    task : Task
+        From `posenc_lib.tasks`; its vocabulary must match ``config.vocab_size``.
+    steps, batch_size, length : int
+        Adam steps, sequences per step, tokens per sequence.
+    lr : float
+        Adam's step size (betas 0.9, 0.99).
+    seed : int
+        Seeds the initial parameters and the batches (`seed_streams`).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    TrainResult
+        With no snapshots; ``interrupted`` after Ctrl-C.
+
+    Examples
+    --------
+    >>> from posenc_lib.tasks import lookback
+    >>> config = ModelConfig(vocab_size=16, scheme="rope", d_model=8, n_layers=2)
+    >>> result = train_hybrid(config, [Layer(), Layer(rope=False)], lookback(1), steps=3,
+    ...                       batch_size=2, length=8, progress=False)
+    >>> len(result.losses), result.interrupted
+    (3, False)
+    """
+    func = "train_hybrid"
+    plan = check_plan(func, plan, config)
+    _check_task(func, task, config)
+    steps = check_int(func, "steps", steps, minimum=0)
+    batch_size = check_int(func, "batch_size", batch_size, minimum=1)
+    length = check_int(func, "length", length, minimum=1)
+    lr = check_real(func, "lr", lr, greater_than=0)
+    seed = check_int(func, "seed", seed, minimum=0)
+    progress = check_bool(func, "progress", progress)
+    rng = np.random.default_rng(seed_streams(seed)[1])
+    params = init_params(config, seed)
+    moment1 = {k: np.zeros_like(p) for k, p in params.items()}
+    moment2 = {k: np.zeros_like(p) for k, p in params.items()}
+    step_fn = value_and_grad(hybrid_loss)
+    losses, interrupted = [], False
+    bar = _progress(steps, f"{'+'.join(_layer_name(x) for x in plan)} on {task.name}", progress)
+    try:
+        for step in range(1, steps + 1):
+            tokens, targets = task.sample(rng, batch_size, length)
+            loss, grads = step_fn(params, tokens, targets, config, plan)
+            for k in params:
+                moment1[k] = 0.9 * moment1[k] + 0.1 * grads[k]
+                moment2[k] = 0.99 * moment2[k] + 0.01 * grads[k] ** 2
+                m_hat = moment1[k] / (1 - 0.9**step)
+                v_hat = moment2[k] / (1 - 0.99**step)
+                params[k] = params[k] - lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+            losses.append(float(loss))
+            bar.update(1)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        bar.close()
+    return TrainResult(config, params, losses, {}, interrupted)
+
+
+def _layer_name(layer):
+    if not layer.rope:
+        return "nope"
+    return f"rope({layer.base:g}{'' if layer.window is None else f', window {layer.window}'})"
+
+
+def evaluate_hybrid_positions(
+    params, config, plan, task, length, *, n_tokens=4096, seed=1234, batch_size=64
+):
+    """Score a model of ``plan`` position by position, as `evaluate_positions`.
+
+    The same sequences as `evaluate_positions` for the same arguments.
+
+    Parameters
+    ----------
+    params : dict
+        The model's parameters.
+    config : ModelConfig
+        The model (scheme "rope").
+    plan : sequence of Layer
+        Its layers' positions, one `Layer` per layer.
+    task : Task
+        What to score it on (its ``metric``: accuracy or loss).
+    length : int
+        Tokens per evaluation sequence.
+    n_tokens, seed, batch_size : int
+        About how many predictions, the sequences' seed, sequences per pass.
+
+    Returns
+    -------
+    totals, counts : ndarray, shape (length,)
+        Per query position: correct predictions (or summed loss) and the number of targets.
+
+    Examples
+    --------
+    >>> from posenc_lib.tasks import lookback
+    >>> config = ModelConfig(vocab_size=16, scheme="rope", d_model=8, n_layers=2, max_len=8)
+    >>> plan = [Layer(rope=False), Layer()]
+    >>> totals, counts = evaluate_hybrid_positions(init_params(config), config, plan,
+    ...                                            lookback(3), 8, n_tokens=64)
+    >>> counts.tolist()
+    [0, 0, 0, 8, 8, 8, 8, 8]
+    """
+    func = "evaluate_hybrid_positions"
+    plan = check_plan(func, plan, config)
+    _check_task(func, task, config)
+    length = check_int(func, "length", length, minimum=1)
+    n_tokens = check_int(func, "n_tokens", n_tokens, minimum=1)
+    seed = check_int(func, "seed", seed, minimum=0)
+    batch_size = check_int(func, "batch_size", batch_size, minimum=1)
+    _check_params(func, params, config)
+    rng = np.random.default_rng(seed)
+    n_sequences = max(1, -(-n_tokens // length))
+    batch_size = max(1, min(batch_size, 8192 // length))
+    totals, counts = np.zeros(length), np.zeros(length, dtype=np.int64)
+    for start in range(0, n_sequences, batch_size):
+        tokens, targets = task.sample(rng, min(batch_size, n_sequences - start), length)
+        logits = _hybrid_forward(func, params, tokens, config, plan)
+        if task.metric == "accuracy":
+            totals += np.sum(_correct(logits, targets), axis=0)
+        else:
+            totals += np.sum(_token_losses(logits, targets), axis=0)
+        counts += np.sum(has_target(targets), axis=0)
+    return totals, counts

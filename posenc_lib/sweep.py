@@ -494,9 +494,10 @@ class Sweep:
         seeds = len({r["seed"] for r in rows})
         blocks = names(rows, "task") if self.cell[0] == "task" else None
         metric = {r["task"]: r.get("metric", "value") for r in rows}
+        row_field = self.cell[-2]  # the field naming a row: "scheme", or "layers" (chapter 08)
         lines = lengths_table(
             summary,
-            names(rows, "scheme"),
+            names(rows, row_field),
             blocks=blocks,
             block_titles={task: f"{task} ({metric[task]})" for task in metric},
             columns={n: self.column(n, train_len, region) for n in lengths},
@@ -508,6 +509,7 @@ class Sweep:
                 criteria={**self.selection, **criteria},
             ),
             digits=digits,
+            corner=row_field,
         )
         return "\n".join(lines)
 

@@ -554,7 +554,8 @@ def test_adopt_refuses_a_run_whose_numbers_or_code_differ_and_changes_nothing(
 def test_the_command_line_checks_every_sweep_and_adopts_a_run(tmp_path, monkeypatch, capsys):
     assert committed.main(["check"]) == 0
     assert capsys.readouterr().out == (
-        "study: current\nstudy-budget: current\nstudy-extension: current\nrealtext: current\n"
+        "study: current\nstudy-budget: current\nstudy-extension: current\nstudy-hybrid: current\n"
+        "realtext: current\n"
     )
     spec, new = committed_copy(tmp_path, monkeypatch)
     assert committed.main(["adopt", "realtext", str(new)]) == 0
