@@ -474,9 +474,8 @@ def test_readme_states_the_courses_length_as_the_chapters_add_it_up():
     import reading_time
 
     everything = sum(reading_time.stated(p.with_suffix(".md"))[1] for p in NOTEBOOKS)
-    assert f"about {everything // 60} h {everything % 60} min with every going-deeper block" in (
-        " ".join(text.split())
-    )
+    written = f"{everything // 60} h" + (f" {everything % 60} min" if everything % 60 else "")
+    assert f"about {written} with every going-deeper block" in " ".join(text.split())
 
 
 def test_readme_gives_a_learner_lab_first_and_test_only_as_a_contributors_check():
