@@ -1187,7 +1187,7 @@ class Layer:
             check_int("Layer", "window", self.window, minimum=1)
 
 
-def check_plan(func, plan, config):
+def _check_plan(func, plan, config):
     """Return ``plan`` as a tuple of `Layer` s, one per layer of ``config``.
 
     Parameters
@@ -1206,9 +1206,9 @@ def check_plan(func, plan, config):
     Examples
     --------
     >>> config = ModelConfig(vocab_size=4, scheme="rope", d_model=8, n_layers=2)
-    >>> [layer.rope for layer in check_plan("f", [Layer(), Layer(rope=False)], config)]
+    >>> [layer.rope for layer in _check_plan("f", [Layer(), Layer(rope=False)], config)]
     [True, False]
-    >>> check_plan("f", (Layer(),), config)
+    >>> _check_plan("f", (Layer(),), config)
     Traceback (most recent call last):
     ...
     ValueError: f: plan must hold one Layer per layer (n_layers=2), got 1 Layer
@@ -1251,6 +1251,9 @@ def visible_keys(t, window=None):
            [0, 1, 1, 0],
            [0, 0, 1, 1]])
     """
+    t = check_int("visible_keys", "t", t, minimum=1)
+    if window is not None:
+        window = check_int("visible_keys", "window", window, minimum=1)
     offsets = np.subtract.outer(np.arange(t), np.arange(t))  # query - key
     return (offsets >= 0) if window is None else (offsets >= 0) & (offsets < window)
 
@@ -1286,7 +1289,7 @@ def hybrid_forward(params, tokens, config, plan):
 
 
 def _hybrid_forward(func, params, tokens, config, plan):
-    plan = check_plan(func, plan, config)
+    plan = _check_plan(func, plan, config)
     _check_params(func, params, config, finite=func != "hybrid_loss")
     tokens = _check_tokens(func, tokens, config)
     b, t = tokens.shape
@@ -1399,7 +1402,7 @@ def train_hybrid(
     (3, False)
     """
     func = "train_hybrid"
-    plan = check_plan(func, plan, config)
+    plan = _check_plan(func, plan, config)
     _check_task(func, task, config)
     steps = check_int(func, "steps", steps, minimum=0)
     batch_size = check_int(func, "batch_size", batch_size, minimum=1)
@@ -1477,7 +1480,7 @@ def evaluate_hybrid_positions(
     [0, 0, 0, 8, 8, 8, 8, 8]
     """
     func = "evaluate_hybrid_positions"
-    plan = check_plan(func, plan, config)
+    plan = _check_plan(func, plan, config)
     _check_task(func, task, config)
     length = check_int(func, "length", length, minimum=1)
     n_tokens = check_int(func, "n_tokens", n_tokens, minimum=1)

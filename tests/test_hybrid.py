@@ -24,7 +24,7 @@ from posenc_lib.hybrid_study import (
 from posenc_lib.model import (
     Layer,
     ModelConfig,
-    check_plan,
+    _check_plan,
     evaluate_hybrid_positions,
     evaluate_positions,
     forward,
@@ -211,10 +211,10 @@ def test_the_gemma_3_plan_uses_gemma_3s_two_bases_and_a_window():
         (lambda: Layer(base=1.0), "Layer: base must be"),
         (lambda: Layer(rope="yes"), "Layer: rope must be"),
         (lambda: Layer(window=2.5), "Layer: window must be an integer"),
-        (lambda: check_plan("f", "rope+nope", small()), "f: plan must be a sequence of Layers"),
-        (lambda: check_plan("f", (ROPE, ROPE, ROPE), small()), "n_layers=2), got 3 Layers"),
-        (lambda: check_plan("f", [ROPE, "nope"], small()), "f: plan must be a sequence of Layers"),
-        (lambda: check_plan("f", (ROPE, ROPE), small(scheme="none")), "config.scheme must be"),
+        (lambda: _check_plan("f", "rope+nope", small()), "f: plan must be a sequence of Layers"),
+        (lambda: _check_plan("f", (ROPE, ROPE, ROPE), small()), "n_layers=2), got 3 Layers"),
+        (lambda: _check_plan("f", [ROPE, "nope"], small()), "f: plan must be a sequence of Layers"),
+        (lambda: _check_plan("f", (ROPE, ROPE), small(scheme="none")), "config.scheme must be"),
         (lambda: hybrid_forward({}, TOKENS, small(), (ROPE, ROPE)), "params has no"),
         (
             lambda: train_hybrid(small(), (ROPE, ROPE), markov(vocab_size=5), steps=1),

@@ -49,6 +49,9 @@ CONFIG = ModelConfig(vocab_size=5, d_model=4)
 PARAMS = init_params(CONFIG)
 TASK = tasks.lookback(1, vocab_size=5)
 COS, SIN = rope.rope_tables([0.0, 1.0], 4)
+CONFIG_2L = ModelConfig(vocab_size=5, scheme="rope", d_model=4, n_layers=2)
+PARAMS_2L = init_params(CONFIG_2L)
+PLAN_2L = (model.Layer(window=2), model.Layer(rope=False))
 EYE = np.eye(3)
 
 # One valid call of every public callable (keyword arguments, so each can be replaced).
@@ -285,6 +288,42 @@ VALID = {
         "batch_size": 2,
     },
     "region_value": {"totals": [1.0, 2.0], "counts": [1, 2], "start": 1},
+    "Layer": {"rope": True, "base": 100.0, "window": 2},
+    "visible_keys": {"t": 3, "window": 2},
+    "hybrid_forward": {
+        "params": PARAMS_2L,
+        "tokens": [[0, 4]],
+        "config": CONFIG_2L,
+        "plan": PLAN_2L,
+    },
+    "hybrid_loss": {
+        "params": PARAMS_2L,
+        "tokens": [[0, 4]],
+        "targets": [[-1, 2]],
+        "config": CONFIG_2L,
+        "plan": PLAN_2L,
+    },
+    "train_hybrid": {
+        "config": CONFIG_2L,
+        "plan": PLAN_2L,
+        "task": TASK,
+        "steps": 1,
+        "batch_size": 2,
+        "length": 4,
+        "lr": 0.01,
+        "seed": 1,
+        "progress": False,
+    },
+    "evaluate_hybrid_positions": {
+        "params": PARAMS_2L,
+        "config": CONFIG_2L,
+        "plan": PLAN_2L,
+        "task": TASK,
+        "length": 4,
+        "n_tokens": 8,
+        "seed": 1,
+        "batch_size": 2,
+    },
     "attention_maps": {"params": PARAMS, "config": CONFIG, "tokens": [[0, 1]]},
     "attention_peak_offsets": {"params": PARAMS, "config": CONFIG, "tokens": [[0, 1]], "layer": 0},
     "attention_at_offset": {
