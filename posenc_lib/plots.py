@@ -769,8 +769,10 @@ def plot_results(
     return axes
 
 
-def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None, floors=True):
-    """Plot the per-position curve of every scheme for one task and configuration.
+def plot_position_curves(
+    curves, task, *, config=None, bin_width=8, ax=None, floors=True, by="scheme"
+):
+    """Plot the per-position curve of every scheme (or plan) for one task and configuration.
 
     Each curve is the mean over seeds, with a band from the lowest to the highest seed.
 
@@ -789,6 +791,8 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None, flo
     floors : bool
         Draw the task's chance level and best position-free rule along the positions, if it is
         a study task (`draw_floors`).
+    by : str
+        The field that names a curve: "scheme" (chapter 6), or "layers" (chapter 8's plans).
 
     Returns
     -------
@@ -808,11 +812,12 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None, flo
 
     func = "plot_position_curves"
     check_bool(func, "floors", floors)
+    check_choice(func, "by", by, ("scheme", "layers"))
     curves = check_records(
         func,
         curves,
         name="curves",
-        fields=("task", "scheme", "train_len", "eval_len", "metric", "totals", "counts"),
+        fields=("task", by, "train_len", "eval_len", "metric", "totals", "counts"),
     )
     check_criteria(func, curves, {"task": task}, values=True)
     rows = select(curves, task=task, region=None)
@@ -831,8 +836,8 @@ def plot_position_curves(curves, task, *, config=None, bin_width=8, ax=None, flo
         )
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
-    for n, scheme in enumerate(names(rows, "scheme")):
-        x, mean, low, high = binned_curves(rows, scheme=scheme, bin_width=bin_width)
+    for n, scheme in enumerate(names(rows, by)):
+        x, mean, low, high = binned_curves(rows, **{by: scheme}, bin_width=bin_width)
         style = scheme_style(scheme, n)
         ax.plot(x, mean, label=scheme, **{**style, "markevery": 4})
         ax.fill_between(x, low, high, color=style["color"], alpha=0.15, lw=0)

@@ -472,3 +472,43 @@ def test_at_base_one_million_the_slow_pairs_of_a_width_8_head_hardly_turn_within
     assert np.allclose(255 * slow[1:], [8.064, 0.255, 0.008064], atol=5e-4)
     assert abs(31 * slow[1] - 0.9803) < 5e-5
     assert np.allclose(255 * rope_frequencies(8, base=1e4)[1:3], [25.5, 2.55])
+
+
+def first_fall(curve, threshold=0.9, bin_width=8, train_len=32):
+    totals = np.add.reduceat(np.asarray(curve["totals"], float), np.arange(0, 256, bin_width))
+    counts = np.add.reduceat(np.asarray(curve["counts"], float), np.arange(0, 256, bin_width))
+    for start, t, n in zip(range(0, 256, bin_width), totals, counts, strict=True):
+        if start >= train_len and t < threshold * n:
+            return start
+    return None
+
+
+def falls(task, plan):
+    rows = [c for c in load_hybrid_study()[1] if (c["task"], c["layers"]) == (task, plan)]
+    return [
+        first_fall(r) for r in sorted(rows, key=lambda r: r["seed"]) if r["config"] == STUDY_CONFIG
+    ]
+
+
+def test_where_lookback_falls_moves_with_the_top_layers_base_near_pair_1s_half_turn():
+    """08: lookback-3 drops under 0.9 in the bin at 40 with base 10,000 in both layers (every seed),
+    at 32 with no positions on top, at 96-112 with base 1,000,000 on top (every seed of rope+global,
+    6 of 10 of local+global, whose other 4 never drop; local+rope: 8 of 10 at 40, 2 never); pair 1
+    passes half a turn at offset 31.4 (base 10,000) and 99.3 (base 1,000,000)."""
+    assert falls("lookback-3", "rope+rope") == [40] * 10
+    assert falls("lookback-3", "rope+nope") == [32] * 10
+    assert all(96 <= f <= 112 for f in falls("lookback-3", "rope+global"))
+    local_global = falls("lookback-3", "local+global")
+    assert local_global.count(None) == 4 and all(96 <= f <= 112 for f in local_global if f)
+    assert sorted(falls("lookback-3", "local+rope"), key=str) == [40] * 8 + [None] * 2
+    half_turn = [np.pi / rope_frequencies(8, base=b)[1] for b in (1e4, 1e6)]
+    assert [round(h, 1) for h in half_turn] == [31.4, 99.3]
+
+
+def test_on_recency_only_gemma_3s_pattern_holds_past_the_bins_at_40_to_56():
+    """08: on recent-marker every plan drops under 0.9 in the bins at 40-56 except local+global,
+    which holds to the bins at 64-136 (rope+global: 40-48)."""
+    for plan in ("rope+rope", "rope+nope", "rope+global", "local+rope"):
+        assert all(40 <= f <= 56 for f in falls("recent-marker", plan)), plan
+    assert all(40 <= f <= 48 for f in falls("recent-marker", "rope+global"))
+    assert all(64 <= f <= 136 for f in falls("recent-marker", "local+global"))

@@ -360,6 +360,24 @@ def test_the_position_free_floor_is_binned_as_the_model_curves_and_drawn_at_the_
     assert horizontal_lines(ax) == [chance_level(task)]
 
 
+def test_a_position_curve_of_chapter_8s_plans_is_drawn_per_plan_as_the_schemes_are():
+    """Chapter 8 names its curves by plan ("layers"); each plan's line and band are its seeds'."""
+    curves = [
+        {**{k: v for k, v in r.items() if k != "scheme"}, "layers": f"{r['scheme']}+nope"}
+        for r in position_curves()
+    ]
+    ax = plots.plot_position_curves(curves, "lookback-3", bin_width=BIN, ax=new_axes(), by="layers")
+    for plan in ("rope+nope", "alibi+nope"):
+        rows = [r for r in curves if r["layers"] == plan]
+        per_seed = np.array([in_bins(r["totals"]) / in_bins(r["counts"]) for r in rows])
+        line = line_labelled(ax, plan)
+        np.testing.assert_allclose(line.get_ydata(), per_seed.mean(0))
+        low, high = band_of(ax, line)
+        np.testing.assert_allclose(low, per_seed.min(0))
+        np.testing.assert_allclose(high, per_seed.max(0))
+    assert vertical_lines(ax) == [16 - 0.5]
+
+
 # -- the browser views hold their figure's colours and limits -------------------------------------
 
 
