@@ -2,24 +2,28 @@
 
 Two-layer models of chapter 6's study (its tasks, width, heads, MLP, start token, training
 budget, seeds and evaluation lengths) whose layers handle positions by the plans of
-`posenc_lib.hybrid.PLANS`: RoPE in both layers, in neither, in one of the two (Llama 4 leaves it
-out of every fourth layer), and Gemma 3's pattern in miniature, a sliding-window layer at base
-10,000 under a global layer at base 1,000,000, with its two parts apart (the two bases without
-the window, the window without the second base). Each is trained at 32 tokens and scored at
+`posenc_lib.hybrid.PLANS`: RoPE in both layers, in neither, in one of the two; Llama 4's pattern
+(RoPE within chunks, then a layer without positions) and the same with RoPE on top; Gemma 3's
+pattern in miniature, a sliding-window layer at base 10,000 under a global layer at base
+1,000,000, with its two parts apart (the two bases without the window, the window without the
+second base), and at windows of 4 and 16 as well as 8. Each is trained at 32 tokens and scored at
 32-256. The condition varied: the same models without the start token.
 
 The models of "rope+rope" and "nope+nope" with the start token are the study's two-layer RoPE and
 no-position models (the same code path, bit for bit, and the same seeds); a fast test checks that
-their records equal the study's results.json.
+their records equal the study's results.json. The parameters of Gemma 3's pattern on lookback-3
+(ten seeds) are kept (witnesses), for chapter 8's interventions on trained models.
 
-Run ``python -m posenc_lib.hybrid_study --out posenc_lib/data/study-hybrid`` (420 models, about
-25 minutes on two cores); ``--quick`` for seed 0 of the configuration with a start token.
+Run ``python -m posenc_lib.hybrid_study --out posenc_lib/data/study-hybrid`` (780 models, about
+30 minutes on two cores); ``--quick`` for seed 0 of the configuration with a start token.
 """
 
 import sys
 
+import numpy as np
+
 from . import cli, records
-from ._checks import check_int
+from ._checks import check_choice, check_int
 from ._limits import check_sequence
 from .experiments import (
     CONFIGS,
@@ -33,7 +37,7 @@ from .experiments import (
 )
 from .hybrid import PLANS
 from .model import evaluate_hybrid_positions, train_hybrid
-from .sweep import Sweep
+from .sweep import Sweep, witness_path
 from .tasks import TASKS
 
 STUDY_CONFIG = "2L-4x8+mlp+bos"  # the study's two-layer configuration
@@ -101,7 +105,7 @@ def hybrid_jobs(
     >>> hybrid_jobs(plans=["rope+alibi"])
     Traceback (most recent call last):
     ...
-    ValueError: hybrid_jobs: plans[0] must be one of 'rope+rope', 'rope+nope', 'nope+rope', 'nope+nope', 'local+global', 'rope+global', 'local+rope', got 'rope+alibi'
+    ValueError: hybrid_jobs: plans[0] must be one of 'rope+rope', 'rope+nope', 'nope+rope', 'nope+nope', 'chunk+nope', 'chunk+rope', 'local+global', 'rope+global', 'local+rope', 'local4+global', 'local4+rope', 'local16+global', 'local16+rope', got 'rope+alibi'
     """
     func = "hybrid_jobs"
     tasks = check_sequence(func, "tasks", tasks, allowed=tuple(TASKS))
@@ -251,6 +255,10 @@ STUDY_HYBRID = Sweep(
     ),
     report=report,
     cell=("task", "layers", "eval_len"),
+    witnesses=tuple(  # Gemma 3's pattern on lookback-3: chapter 8 changes its layers when read
+        {"task": "lookback-3", "layers": "local+global", "config": STUDY_CONFIG, "seed": seed}
+        for seed in SEEDS
+    ),
     models_by=("task", "layers", "config", "seed"),
     config=STUDY_CONFIG,
     heading=STUDY.heading,  # the study's table heading and columns
@@ -319,6 +327,47 @@ def load_hybrid_study(directory=None):
     return STUDY_HYBRID.load(directory)
 
 
+def load_witness(seed, directory=None):
+    """Return a witness model, one seed of Gemma 3's pattern on lookback-3, as trained.
+
+    Parameters
+    ----------
+    seed : int
+        Its seed, 0-9.
+    directory : str or Path, optional
+        A directory `run_hybrid_study` wrote (default: the committed data).
+
+    Returns
+    -------
+    params : dict
+        Its trained parameters.
+    config : ModelConfig
+        Its configuration (scheme "rope", two layers, a start token).
+    plan : tuple of Layer
+        ``PLANS["local+global"]``.
+
+    Examples
+    --------
+    >>> params, config, plan = load_witness(0)
+    >>> config.n_layers, config.bos, plan[0].window
+    (2, True, 8)
+    >>> load_witness(10)
+    Traceback (most recent call last):
+    ...
+    ValueError: load_witness: seed must be one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, got 10
+    """
+    seed = check_choice("load_witness", "seed", seed, SEEDS)
+    (job,) = [w for w in STUDY_HYBRID.witnesses if w["seed"] == seed]
+    path = witness_path(STUDY_HYBRID.directory if directory is None else directory, job)
+    if not path.exists():
+        raise ValueError(f"load_witness: no witness model at {path}")
+    with np.load(path) as saved:
+        params = {name: saved[name] for name in saved.files}
+    task = TASKS[job["task"]]()
+    config = make_config(task, "rope", HYBRID_CONFIGS[job["config"]], train_len=FULL["train_len"])
+    return params, config, PLANS[job["layers"]]
+
+
 def main(argv=None):
     """Run the sweep from the command line (``python -m posenc_lib.hybrid_study --out DIR``).
 
@@ -346,7 +395,7 @@ def main(argv=None):
     parser = cli.parser(
         STUDY_HYBRID,
         __doc__.split("\n\n")[0],
-        f"configuration {STUDY_CONFIG} only, seed 0 (21 models)",
+        f"configuration {STUDY_CONFIG} only, seed 0 (39 models)",
     )
     parser.add_argument("--configs", nargs="+", choices=tuple(HYBRID_CONFIGS), default=None)
     args = parser.parse_args(argv)

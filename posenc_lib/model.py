@@ -1164,11 +1164,17 @@ class Layer:
         with ``query - key < window``, as transformers' mask keeps them
         (``masking_utils.sliding_window_overlay``: ``kv_idx > q_idx - sliding_window``; None:
         every key before it, a global layer). A start token counts as a key like any other.
+    chunk : int, optional
+        Chunked attention, as Llama 4's RoPE layers: positions are cut into chunks of ``chunk``
+        (0 .. chunk-1, chunk .. 2 chunk-1, ...) and a query sees the keys of its own chunk up to
+        itself, as transformers' ``masking_utils.chunked_overlay`` (``kv_idx // chunk_size ==
+        q_idx // chunk_size``) and Meta's ``create_chunked_attention_mask`` keep them (None: no
+        chunks). Not with ``window``.
 
     Examples
     --------
     >>> Layer(base=1e6)
-    Layer(rope=True, base=1000000.0, window=None)
+    Layer(rope=True, base=1000000.0, window=None, chunk=None)
     >>> Layer(window=0)
     Traceback (most recent call last):
     ...
@@ -1178,13 +1184,21 @@ class Layer:
     rope: bool = True
     base: float = 10000.0
     window: int | None = None
+    chunk: int | None = None
 
     def __post_init__(self):
         """Check every field."""
         check_bool("Layer", "rope", self.rope)
         object.__setattr__(self, "base", check_real("Layer", "base", self.base, greater_than=1))
-        if self.window is not None:
-            check_int("Layer", "window", self.window, minimum=1)
+        for name in ("window", "chunk"):
+            if getattr(self, name) is not None:
+                value = check_int("Layer", name, getattr(self, name), minimum=1)
+                object.__setattr__(self, name, int(value))
+        if self.window is not None and self.chunk is not None:
+            raise ValueError(
+                f"Layer: give a window or a chunk, not both, got window={self.window}, "
+                f"chunk={self.chunk}"
+            )
 
 
 def _check_plan(func, plan, config):
@@ -1229,8 +1243,8 @@ def _check_plan(func, plan, config):
     return tuple(plan)
 
 
-def visible_keys(t, window=None):
-    """Return the (T, T) mask of the keys each query sees: causal, within ``window`` if given.
+def visible_keys(t, window=None, chunk=None):
+    """Return the (T, T) mask of the keys each query sees: causal, in ``window`` or ``chunk``.
 
     Parameters
     ----------
@@ -1238,6 +1252,8 @@ def visible_keys(t, window=None):
         Positions.
     window : int, optional
         Keys with ``query - key < window`` (None: every key up to the query).
+    chunk : int, optional
+        Keys in the query's chunk, ``key // chunk == query // chunk`` (None: no chunks).
 
     Returns
     -------
@@ -1250,12 +1266,22 @@ def visible_keys(t, window=None):
            [1, 1, 0, 0],
            [0, 1, 1, 0],
            [0, 0, 1, 1]])
+    >>> visible_keys(4, chunk=2).astype(int)
+    array([[1, 0, 0, 0],
+           [1, 1, 0, 0],
+           [0, 0, 1, 0],
+           [0, 0, 1, 1]])
     """
     t = check_int("visible_keys", "t", t, minimum=1)
+    positions = np.arange(t)
+    visible = np.subtract.outer(positions, positions) >= 0  # causal: query - key >= 0
     if window is not None:
         window = check_int("visible_keys", "window", window, minimum=1)
-    offsets = np.subtract.outer(np.arange(t), np.arange(t))  # query - key
-    return (offsets >= 0) if window is None else (offsets >= 0) & (offsets < window)
+        visible &= np.subtract.outer(positions, positions) < window
+    if chunk is not None:
+        chunk = check_int("visible_keys", "chunk", chunk, minimum=1)
+        visible &= np.equal.outer(positions // chunk, positions // chunk)
+    return visible
 
 
 def hybrid_forward(params, tokens, config, plan):
@@ -1305,7 +1331,8 @@ def _hybrid_forward(func, params, tokens, config, plan):
             rotation = _rope_rotation(config.with_(base=spec.base), t)
             q, k = rope_rotate(q, *rotation), rope_rotate(k, *rotation)
         scores = anp.matmul(q, anp.swapaxes(k, -1, -2)) / float(np.sqrt(config.head_dim))
-        weights = stable_softmax(anp.where(visible_keys(t, spec.window), scores, -1e9), xp=anp)
+        visible = visible_keys(t, spec.window, spec.chunk)
+        weights = stable_softmax(anp.where(visible, scores, -1e9), xp=anp)
         mixed = anp.reshape(anp.transpose(anp.matmul(weights, v), (0, 2, 1, 3)), (b, t, -1))
         x = x + mixed @ params[f"wo{layer}"]
         if config.mlp:
@@ -1439,7 +1466,9 @@ def train_hybrid(
 def _layer_name(layer):
     if not layer.rope:
         return "nope"
-    return f"rope({layer.base:g}{'' if layer.window is None else f', window {layer.window}'})"
+    limit = "" if layer.window is None else f", window {layer.window}"
+    limit += "" if layer.chunk is None else f", chunks of {layer.chunk}"
+    return f"rope({layer.base:g}{limit})"
 
 
 def evaluate_hybrid_positions(

@@ -542,7 +542,8 @@ def witness_path(directory, job):
     >>> witness_path("d", {"task": "t", "scheme": "rope", "config": "c", "seed": 0}).name
     'witness-t-rope-c-seed0.npz'
     """
-    name = f"witness-{job['task']}-{job['scheme']}-{job['config']}-seed{job['seed']}.npz"
+    model = job["scheme"] if "scheme" in job else job["layers"]  # chapter 8 names plans
+    name = f"witness-{job['task']}-{model}-{job['config']}-seed{job['seed']}.npz"
     return Path(directory) / name
 
 

@@ -55,6 +55,9 @@ def reference_forward(params, tokens, config, plan):
             mask = causal_mask(t)
             if spec.window is not None:  # query - key < window, as Hugging Face's sliding window
                 mask = mask & ~np.tril(np.ones((t, t), dtype=bool), -spec.window)
+            if spec.chunk is not None:  # the same chunk, as Meta's create_chunked_attention_mask
+                block = np.arange(t) // spec.chunk
+                mask = mask & (np.abs(block[:, None] - block[None, :]) == 0)
 
             def rotate(z, base=spec.base):
                 return apply_rope(z, base=base)  # positions 0 .. T-1
@@ -179,6 +182,39 @@ def test_a_window_hides_every_key_window_positions_back_or_more():
     assert np.max(np.abs(hybrid_forward(params, near, config, plan)[0, -1] - last)) > 1e-3
 
 
+def test_a_chunk_hides_every_key_of_an_earlier_chunk():
+    config = small(n_layers=1)
+    params = init_params(config, seed=3)
+    plan = (Layer(chunk=4),)
+    tokens = np.array([[1, 2, 3, 4, 5, 6, 0, 1]])  # chunks 0-3 and 4-7
+    last = hybrid_forward(params, tokens, config, plan)[0, -1]
+    earlier, same = tokens.copy(), tokens.copy()
+    earlier[0, 3] = 0  # the previous chunk
+    same[0, 4] = 0  # the last query's own chunk
+    np.testing.assert_array_equal(hybrid_forward(params, earlier, config, plan)[0, -1], last)
+    assert np.max(np.abs(hybrid_forward(params, same, config, plan)[0, -1] - last)) > 1e-3
+    assert visible_keys(8, chunk=4).sum(axis=1).tolist() == [1, 2, 3, 4, 1, 2, 3, 4]
+
+
+def test_the_llama_4_plan_chunks_its_rope_layer_and_leaves_positions_out_of_the_top():
+    bottom, top = PLANS["chunk+nope"]
+    assert (bottom.rope, bottom.chunk, bottom.window, top.rope, top.chunk) == (
+        True,
+        8,
+        None,
+        False,
+        None,
+    )
+    assert PLANS["chunk+rope"] == (bottom, ROPE)
+    assert [PLANS[f"local{w}+rope"][0].window for w in (4, 16)] == [4, 16]
+
+
+def test_a_window_and_a_chunk_are_given_as_plain_integers_and_not_together():
+    assert type(Layer(window=np.int64(4)).window) is int
+    with pytest.raises(ValueError, match="Layer: give a window or a chunk, not both"):
+        Layer(window=4, chunk=8)
+
+
 def test_visible_keys_is_the_causal_mask_without_a_window():
     assert np.array_equal(visible_keys(9), causal_mask(9))
     assert visible_keys(9, window=3).sum(axis=1).tolist() == [1, 2, 3, 3, 3, 3, 3, 3, 3]
@@ -201,6 +237,7 @@ def test_the_loss_is_the_mean_over_targets_of_minus_log_p():
 def test_the_gemma_3_plan_uses_gemma_3s_two_bases_and_a_window():
     local, global_ = PLANS["local+global"]
     assert (local.base, local.window, global_.base, global_.window) == (1e4, 8, 1e6, None)
+    assert PLANS["local4+global"] == (Layer(base=1e4, window=4), global_)
     assert PLANS["rope+global"][1] == global_ and PLANS["local+rope"][0].window == 8
     assert PLANS["rope+nope"] == (ROPE, NOPE) and ROPE.base == 1e4
 
@@ -240,7 +277,7 @@ def test_bad_input_names_the_argument_and_the_value(call, message):
 
 def test_the_sweeps_jobs_cover_every_task_plan_configuration_and_seed():
     jobs = hybrid_jobs(**FULL)
-    assert len(jobs) == 3 * 7 * 2 * 10 == 420
+    assert len(jobs) == 3 * 13 * 2 * 10 == 780
     assert {j["config"] for j in jobs} == set(HYBRID_CONFIGS)
     assert HYBRID_CONFIGS["2L-4x8+mlp"] == {**CONFIGS[STUDY_CONFIG], "bos": False}
     with pytest.raises(ValueError, match="hybrid_jobs: eval_lens must include train_len=32"):
@@ -249,8 +286,8 @@ def test_the_sweeps_jobs_cover_every_task_plan_configuration_and_seed():
 
 def test_the_committed_sweep_holds_every_model_at_every_length():
     records, curves = load_hybrid_study()
-    assert len({(r["task"], r["layers"], r["config"], r["seed"]) for r in records}) == 420
-    assert len(curves) == 420 and {c["eval_len"] for c in curves} == {256}
+    assert len({(r["task"], r["layers"], r["config"], r["seed"]) for r in records}) == 780
+    assert len(curves) == 780 and {c["eval_len"] for c in curves} == {256}
     assert {(r["eval_len"], r["region"]) for r in records} == {
         (32, "all"),
         *((n, region) for n in (64, 128, 256) for region in ("all", "unseen")),
@@ -312,3 +349,25 @@ def test_a_committed_model_trained_again_reproduces_its_records():
 
     same_values(out["records"], mine(records))
     same_values([out["curve"]], mine(curves), curve_digits=6)
+
+
+def test_the_witness_models_score_as_their_committed_records():
+    """Gemma 3's pattern on lookback-3, ten seeds, kept with the data, re-scored at 32 and 256."""
+    from posenc_lib.hybrid_study import load_witness
+
+    records, _ = load_hybrid_study()
+    task = lookback(3)
+    for seed in range(10):
+        params, config, plan = load_witness(seed)
+        for r in records:
+            if (r["task"], r["layers"], r["config"], r["seed"], r["region"]) == (
+                "lookback-3",
+                "local+global",
+                STUDY_CONFIG,
+                seed,
+                "all",
+            ) and r["eval_len"] in (32, 256):
+                totals, counts = evaluate_hybrid_positions(
+                    params, config, plan, task, r["eval_len"]
+                )
+                assert totals.sum() / counts.sum() == pytest.approx(r["value"], abs=1e-12)

@@ -288,8 +288,8 @@ VALID = {
         "batch_size": 2,
     },
     "region_value": {"totals": [1.0, 2.0], "counts": [1, 2], "start": 1},
-    "Layer": {"rope": True, "base": 100.0, "window": 2},
-    "visible_keys": {"t": 3, "window": 2},
+    "Layer": {"rope": True, "base": 100.0, "window": 2, "chunk": None},
+    "visible_keys": {"t": 3, "window": 2, "chunk": 2},
     "hybrid_forward": {
         "params": PARAMS_2L,
         "tokens": [[0, 4]],
