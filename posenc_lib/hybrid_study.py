@@ -389,8 +389,8 @@ def main(argv=None):
     ...     with contextlib.redirect_stdout(io.StringIO()) as printed:
     ...         main(["--out", tmp, "--tiny", "--workers", "1", "--no-progress"])
     ...     files = sorted(p.name for p in Path(tmp).iterdir())
-    >>> files
-    ['curves.json', 'progress.jsonl', 'results.json']
+    >>> files  # with the witness model of seed 0 (--tiny trains seed 0 of local+global)
+    ['curves.json', 'progress.jsonl', 'results.json', 'witness-lookback-3-local+global-2L-4x8+mlp+bos-seed0.npz']
     """
     parser = cli.parser(
         STUDY_HYBRID,
