@@ -9,6 +9,7 @@ course's model bit for bit, and the sweep's all-RoPE and no-position models are 
 
 import numpy as np
 import pytest
+from test_model_reference import layer_norm  # the reference's layer norm, as the model's
 
 from posenc_lib import apply_rope, causal_mask, self_attention
 from posenc_lib.experiments import CONFIGS, TRAIN, load_study, make_config
@@ -36,11 +37,6 @@ from posenc_lib.model import (
     visible_keys,
 )
 from posenc_lib.tasks import TASKS, lookback, markov
-
-
-def layer_norm(x):
-    centred = x - x.mean(axis=-1, keepdims=True)
-    return centred / np.sqrt((centred**2).mean(axis=-1, keepdims=True) + 1e-5)
 
 
 def reference_forward(params, tokens, config, plan):
