@@ -1192,8 +1192,10 @@ LAUNCH_TEXT = re.compile(r"pynb|Launch Binder|Open In Colab|Binder Colab|Downloa
 SEARCH_QUERIES = ("rotary", "slope", "wavelength", "interpolation")
 MAX_QUERY_BYTES = 1_500_000  # everything one query downloads: 2.65 MB for "rotary" before
 # the pages it fetches for its snippets: 1.7 MB before the light copies; 418 kB for "slope" (11
-# pages) once the chapters gained their ledgers, folds and checks (2026-12-03)
-MAX_SNIPPET_BYTES = 500_000
+# pages) once the chapters gained their ledgers, folds and checks (2026-12-03); 531 kB for
+# "interpolation" (11 pages) once chapter 08 gained its hybrid-layer section and the API page the
+# two modules behind it (2026-12-04)
+MAX_SNIPPET_BYTES = 560_000
 
 
 def search_downloads(chromium, served, query):
