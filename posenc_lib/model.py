@@ -881,6 +881,82 @@ def _progress(total, description, show):
     return tqdm(total=total, desc=description, leave=False, disable=not show)
 
 
+def train_each(runs, *, workers=None, progress=True):
+    """Train several models with `train`, side by side in worker processes when cores allow.
+
+    Each model trains with one BLAS thread wherever it runs (`~posenc_lib.runner.run_jobs`),
+    so it comes out the same, bit for bit, in this process or in a worker: the workers change
+    how long the learner waits, not what the models learn.
+
+    Parameters
+    ----------
+    runs : dict
+        name (str) -> the keyword arguments of `train` for one model, ``config`` and ``task``
+        among them (not ``progress``).
+    workers : int, optional
+        Processes to train in; 1 trains the models here, one after another. Default: one per
+        model, at most as many as this process may use (``joblib.cpu_count``, which counts
+        the cores a container or an affinity mask allows).
+    progress : bool
+        Show a progress bar over the models.
+
+    Returns
+    -------
+    dict
+        name -> `TrainResult`, in the order of ``runs``.
+
+    Examples
+    --------
+    >>> from posenc_lib.tasks import lookback
+    >>> runs = {s: {"config": ModelConfig(vocab_size=16, d_model=8, scheme=s),
+    ...             "task": lookback(1), "steps": 3, "batch_size": 2, "length": 8}
+    ...         for s in ("none", "rope")}
+    >>> models = train_each(runs, workers=1, progress=False)
+    >>> [(name, len(m.losses)) for name, m in models.items()]
+    [('none', 3), ('rope', 3)]
+    """
+    func = "train_each"
+    if not isinstance(runs, dict) or not runs:
+        raise TypeError(
+            f"{func}: runs must be a non-empty dict name -> train's arguments, got {short(runs)}"
+        )
+    for name, run in runs.items():
+        if not isinstance(name, str):
+            raise TypeError(f"{func}: every name in runs must be a str, got {name!r}")
+        if not isinstance(run, dict) or not {"config", "task"} <= set(run) or "progress" in run:
+            raise TypeError(
+                f"{func}: runs[{name!r}] must be a dict of train's arguments with config and task "
+                f"and without progress, got {short(run)}"
+            )
+    if workers is None:
+        from joblib import cpu_count
+
+        workers = min(len(runs), cpu_count())
+    workers = check_int(func, "workers", workers, minimum=1)
+    check_bool(func, "progress", progress)
+    from functools import partial
+
+    from .runner import run_jobs
+
+    outputs = run_jobs(
+        [{"name": name} for name in runs],
+        partial(_train_run, runs),
+        workers=workers,
+        progress=progress,
+        keep_models=True,
+    )
+    return {out["job"]["name"]: out["result"] for out in outputs}
+
+
+def _train_run(runs, job):
+    """One job of `train_each`: train the model ``runs[job["name"]]`` describes."""
+    name = job["name"]
+    try:
+        return {"job": job, "result": train(**runs[name], progress=False)}
+    except (TypeError, ValueError) as error:  # say which run, wherever it ran
+        raise type(error)(f"train_each: runs[{name!r}]: {error}") from None
+
+
 def evaluate_positions(params, config, task, length, *, n_tokens=4096, seed=1234, batch_size=64):
     """Score a model position by position on fresh sequences of ``length``.
 

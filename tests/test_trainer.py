@@ -20,6 +20,7 @@ from posenc_lib.model import (
     parameter_shapes,
     region_value,
     train,
+    train_each,
 )
 from posenc_lib.tasks import IGNORE, lookback, markov
 
@@ -141,6 +142,57 @@ def test_fine_tuning_starts_from_the_given_parameters():
     tuned = train(config, lookback(1, 6), steps=0, init=start, progress=False)
     assert all(np.array_equal(tuned.params[k], start[k]) for k in start)
     assert all(tuned.params[k] is not start[k] for k in start)  # copies: the start is kept
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_models_trained_side_by_side_are_the_models_train_gives_alone(workers):
+    runs = {
+        scheme: {
+            "config": ModelConfig(vocab_size=6, d_model=8, scheme=scheme, mlp=True),
+            "task": lookback(2, 6),
+            "steps": 5,
+            "batch_size": 4,
+            "length": 12,
+            "seed": seed,
+        }
+        for seed, scheme in enumerate(("alibi", "t5", "rope"))
+    }
+    models = train_each(runs, workers=workers, progress=False)
+    assert list(models) == list(runs)  # in the order of runs, whatever order they finished in
+    for name, run in runs.items():
+        alone = train(**run, progress=False)
+        assert models[name].losses == alone.losses
+        assert all(np.array_equal(models[name].params[k], alone.params[k]) for k in alone.params)
+
+
+@pytest.mark.parametrize(
+    ("runs", "message"),
+    [
+        ({}, "train_each: runs must be a non-empty dict"),
+        (
+            {0: {"config": None, "task": None}},
+            "train_each: every name in runs must be a str, got 0",
+        ),
+        ({"a": {"config": None}}, r"train_each: runs\['a'\] must be a dict of train's arguments"),
+        (
+            {"a": {"config": None, "task": None, "progress": True}},
+            "with config and task and without progress",
+        ),
+    ],
+)
+def test_train_each_says_which_run_is_malformed(runs, message):
+    with pytest.raises(TypeError, match=message):
+        train_each(runs, workers=1)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_train_each_names_the_run_whose_argument_train_refuses(workers):
+    runs = {"a": {"config": ModelConfig(vocab_size=6, d_model=4), "task": lookback(1, 6)}}
+    runs["b"] = {**runs["a"], "steps": -1}
+    with pytest.raises(
+        ValueError, match=r"train_each: runs\['b'\]: train: steps must be an integer >= 0, got -1"
+    ):
+        train_each(runs, workers=workers, progress=False)
 
 
 class Recorder:

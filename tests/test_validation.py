@@ -269,6 +269,11 @@ VALID = {
         "progress": False,
         "init": PARAMS,
     },
+    "train_each": {
+        "runs": {"a": {"config": CONFIG, "task": TASK, "steps": 1, "batch_size": 2, "length": 4}},
+        "workers": 1,
+        "progress": False,
+    },
     "evaluate_positions": {
         "params": PARAMS,
         "config": CONFIG,
@@ -708,6 +713,7 @@ BOUNDS = [
     ("train", "lr", 1e-9, 0.0, {}),
     ("train", "seed", 0, -1, {}),
     ("train", "snapshot_every", 1, 0, {}),
+    ("train_each", "workers", 1, 0, {}),
     ("evaluate_positions", "length", 1, 0, {}),
     ("evaluate_positions", "n_tokens", 1, 0, {}),
     ("evaluate_positions", "seed", 0, -1, {}),
