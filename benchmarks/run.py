@@ -243,6 +243,29 @@ class one_core:
                 os.environ[key] = value
 
 
+def busy_jiffies():
+    """Return the machine's busy CPU time so far, in clock ticks, from /proc/stat (None elsewhere).
+
+    Busy: every state of the "cpu" line but idle and iowait, summed over all cores.
+    """
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return sum(fields) - fields[3] - fields[4]
+
+
+def cores_busy(before, after, seconds):
+    """Return how many cores were busy on average between two `busy_jiffies` readings.
+
+    The readings are ``seconds`` apart. Machine-wide: the kernel, its worker processes, nbclient
+    and anything else running. On an idle machine, a run that keeps one core busy reads about 1.0.
+    """
+    if before is None or after is None or seconds <= 0:
+        return None
+    return (after - before) / os.sysconf("SC_CLK_TCK") / seconds
+
+
 def cell_seconds(nb):
     """Return each code cell's run time (s) from nbclient's timing metadata: {index: seconds}."""
     out = {}
@@ -309,29 +332,35 @@ def bench_notebooks(names, repeats):
     Returns
     -------
     dict
-        ``False`` (two cores) and ``True`` (one core) -> (run_s, peak_mb, cells, load).
+        ``False`` (two cores) and ``True`` (one core) -> (run_s, peak_mb, cells, load,
+        cores busy: `cores_busy` over each run, summarised).
     """
     probe = (
         "import resource\n"
         "print(max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
         " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))"
     )
-    out = {pinned: ({}, {}, {}, {}) for pinned in (False, True)}
+    out = {pinned: ({}, {}, {}, {}, {}) for pinned in (False, True)}
     for path in names:
         runs = {False: [], True: []}
         peaks = {False: [], True: []}
+        busy = {False: [], True: []}
         load = round(os.getloadavg()[0], 2)
         for _ in range(repeats):
             for pinned in (False, True):
+                before = busy_jiffies()
                 if pinned:
                     with one_core():
                         nb, seconds = run_notebook(path, after=[probe])
                 else:
                     nb, seconds = run_notebook(path, after=[probe])
+                busy[pinned].append(cores_busy(before, busy_jiffies(), seconds))
                 runs[pinned].append((seconds, nb))
                 peaks[pinned].append(int(nb.cells[-1].outputs[0]["text"].strip()) / 1024)
         for pinned in (False, True):
-            run_s, peak_mb, cells, loads = out[pinned]
+            run_s, peak_mb, cells, loads, cores = out[pinned]
+            if None not in busy[pinned]:
+                cores[path.name] = summary(busy[pinned], digits=2)
             run_s[path.name] = summary([s for s, _ in runs[pinned]], digits=1)
             median_nb = sorted(runs[pinned], key=lambda r: r[0])[len(runs[pinned]) // 2][1]
             cells[path.name] = slowest_cells(median_nb, cell_seconds(median_nb))
@@ -772,11 +801,15 @@ def notebook_tables(results):
         "alternate run by run, so both see the same load. One core: the kernel pinned to one "
         "processor with one BLAS thread (OPENBLAS/OMP/MKL_NUM_THREADS=1), the nearest this "
         "machine gets to Binder's or Colab's one core. Load: the 1-minute load average before "
-        "the chapter's runs (2 cores: 2.0 is a full machine). Ratio: 2 cores over 1 core.",
+        "the chapter's runs (2 cores: 2.0 is a full machine). Ratio: 2 cores over 1 core. "
+        "Cores busy: the average number of the machine's cores at work during a two-core run "
+        "(median; from /proc/stat, so the kernel, its workers, nbclient and anything else "
+        "running): about 1.0 is a chapter with nothing for a second core to do.",
         "",
-        "| notebook | 2 cores | 1 core | ratio | load | limit |",
-        "|---|---|---|---|---|---|",
+        "| notebook | 2 cores | 1 core | ratio | cores busy | load | limit |",
+        "|---|---|---|---|---|---|---|",
     ]
+    busy = results.get("notebook_cores_busy", {})
 
     def cell(s):
         return f"{s['median']:,} ({s['min']:,}-{s['max']:,})"
@@ -786,7 +819,8 @@ def notebook_tables(results):
         ratio = results.get("notebook_two_over_one_core", {}).get(name, {}).get("median_ratio", "-")
         lines.append(
             f"| {name} | {cell(two[name])} | {cell(one[name]) if name in one else '-'} | "
-            f"{ratio} | {load2.get(name, load1.get(name, '-'))} | {limit} |"
+            f"{ratio} | {busy.get(name, {}).get('median', '-')} | "
+            f"{load2.get(name, load1.get(name, '-'))} | {limit} |"
         )
     slow = results.get("notebook_slowest_cells_one_core", {})
     if slow:
@@ -956,10 +990,12 @@ def main(argv=None):
     notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     chosen, runs = (notebooks[:1], 1) if args.tiny else (notebooks, 3)
     timed = bench_notebooks(chosen, runs)
-    run_s, peak, cells, load = timed[False]
+    run_s, peak, cells, load, cores = timed[False]
     results["notebook_run_s"], results["notebook_peak_mb"] = run_s, peak
     results["notebook_slowest_cells"], results["notebook_load"] = cells, load
-    run_s, _, cells, load = timed[True]
+    results["notebook_cores_busy"] = cores
+    run_s, _, cells, load, cores = timed[True]
+    results["notebook_cores_busy_one_core"] = cores
     results["notebook_run_s_one_core"] = run_s
     results["notebook_two_over_one_core"] = two_over_one_core(results)
     results["notebook_slowest_cells_one_core"], results["notebook_load_one_core"] = cells, load

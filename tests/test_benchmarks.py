@@ -3,8 +3,10 @@ Timings themselves are never asserted: machines are noisy."""
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -55,7 +57,9 @@ def test_benchmark_script_runs_and_writes_its_results(tmp_path):
     assert profile["notebook"] == name and profile["rows"]
     assert not any("ipykernel" in row[0] for row in profile["rows"])
     report = (tmp_path / "RESULTS.md").read_text()
-    assert "| notebook | 2 cores | 1 core | ratio | load | limit |" in report
+    assert "| notebook | 2 cores | 1 core | ratio | cores busy | load | limit |" in report
+    busy = results["notebook_cores_busy"][name]  # chapter 00 keeps about one core at work
+    assert 0 < busy["min"] <= busy["median"] <= busy["max"] <= os.cpu_count()
     assert set(results["notebook_two_over_one_core"]) == set(results["notebook_run_s"])
     assert f"Profile of the slowest chapter on one core: {name}" in report
     assert set(results["sweep_s"]) == {"tiny"} and results["sweep_s"]["tiny"] > 0
@@ -203,6 +207,17 @@ MEASURED = {
     "site_live_key_to_frame_ms": {"02 #0 position p": {"key_to_frame_ms": summary(9.0)}},
     "site_live_page_transfer": {"02.html": {"total": 2_600_000, "gzip": 1e6, "requests": 49}},
 }
+
+
+def test_cores_busy_is_busy_clock_ticks_over_wall_seconds():
+    tick = os.sysconf("SC_CLK_TCK")
+    assert bench.cores_busy(1000, 1000 + 3 * tick, 2.0) == 1.5  # 3 s of work in 2 s: 1.5 cores
+    assert bench.cores_busy(None, 5, 1.0) is None  # no /proc/stat: no reading
+    before = bench.busy_jiffies()
+    end = time.perf_counter() + 0.3
+    while time.perf_counter() < end:  # this process works, so the machine's busy time grows
+        pass
+    assert bench.busy_jiffies() > before
 
 
 def test_every_goal_is_met_by_results_within_its_limits():
