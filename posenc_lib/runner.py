@@ -127,6 +127,76 @@ def keep_freed_memory():
     return bool(mallopt(m_trim_threshold, 2**31 - 1)) and bool(mallopt(m_mmap_max, 0))
 
 
+def release_workers():
+    """End the worker processes joblib keeps for a next run, and the trackers that watch them.
+
+    joblib's local workers (loky) outlive a run, and with them two resource trackers: loky's and
+    multiprocessing's, processes that ignore SIGTERM. A Jupyter kernel that shuts down (Restart,
+    or the end of a notebook run) ends its child processes one signal at a time, waiting after
+    each, so a kernel that had used workers took 2.6 s instead of 0.1 s to shut down (ipykernel
+    7.4, `benchmarks/NOTES.md`). Ended here, they are started again by the next run (about half
+    a second). On POSIX only (elsewhere this does nothing).
+
+    Returns
+    -------
+    bool
+        True if no worker or tracker was left running.
+
+    Examples
+    --------
+    >>> release_workers()
+    True
+    """
+    import gc
+    import os
+
+    if os.name != "posix":
+        return False
+    from multiprocessing import resource_tracker as stdlib_tracker
+
+    from joblib.externals.loky import reusable_executor
+    from joblib.externals.loky.backend import resource_tracker as loky_tracker
+
+    with reusable_executor._executor_lock:
+        executor, reusable_executor._executor = reusable_executor._executor, None
+    if executor is not None:  # idle workers exit; joblib deletes its temporary folders here
+        executor.terminate(kill_workers=False)
+        del executor
+        gc.collect()  # its queues' semaphores, unregistered before their tracker stops
+    return all(_stop_tracker(module._resource_tracker) for module in (loky_tracker, stdlib_tracker))
+
+
+def _stop_tracker(tracker, timeout=5.0):
+    """Stop a resource tracker: close its pipe, which ends it, and reap it; True if it ended.
+
+    multiprocessing's trackers (and loky's, from joblib 1.5) have ``_stop``; loky's in joblib
+    1.4 does not, so the same steps are taken here, waiting at most ``timeout`` seconds.
+    """
+    import os
+    import time
+
+    if getattr(tracker, "_fd", None) is None:
+        return True  # never started, or stopped already
+    if hasattr(tracker, "_stop"):
+        tracker._stop()
+        return True
+    with tracker._lock:
+        os.close(tracker._fd)
+        tracker._fd = None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(tracker._pid, os.WNOHANG)[0]:
+                    break
+            except ChildProcessError:
+                break
+            time.sleep(0.01)
+        else:
+            return False
+        tracker._pid = None
+    return True
+
+
 def _finished(jobs, runner, workers, backend):
     """Yield the outputs of ``jobs`` as they finish (any order), one BLAS thread per job."""
     if workers == 1 and backend == "loky":
@@ -136,10 +206,16 @@ def _finished(jobs, runner, workers, backend):
     from joblib import Parallel, delayed, parallel_config
 
     n_jobs = -1 if backend == "dask" else min(workers, len(jobs))
-    with parallel_config(backend=backend, inner_max_num_threads=1 if backend == "loky" else None):
-        yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(one_blas_thread)(runner, job) for job in jobs
-        )
+    try:
+        with parallel_config(
+            backend=backend, inner_max_num_threads=1 if backend == "loky" else None
+        ):
+            yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                delayed(one_blas_thread)(runner, job) for job in jobs
+            )
+    finally:
+        if backend == "loky":
+            release_workers()
 
 
 def run_jobs(

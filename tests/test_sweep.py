@@ -538,6 +538,31 @@ def test_one_local_worker_runs_in_this_process_and_two_in_worker_processes():
     assert [o["job"] for o in away] == jobs and os.getpid() not in {o["pid"] for o in away}
 
 
+def fail_on_two(job):
+    if job["n"] == 2:
+        raise ValueError("job 2 fails")
+    return {"job": job, "pid": os.getpid()}
+
+
+def test_worker_processes_and_their_trackers_end_with_the_run_so_a_kernel_shuts_down_at_once():
+    import psutil
+
+    def children():
+        return {p.pid for p in psutil.Process().children(recursive=True)}
+
+    before = children()
+    jobs = [{"n": k} for k in range(3)]
+    first = runner.run_jobs(jobs, worker_pid, workers=2, progress=False)
+    assert children() <= before  # no worker, no resource tracker left behind
+    again = runner.run_jobs(jobs, worker_pid, workers=2, progress=False)  # started anew
+    assert os.getpid() not in {o["pid"] for o in first + again}
+    assert children() <= before
+    with pytest.raises(ValueError, match="job 2 fails"):
+        runner.run_jobs(jobs, fail_on_two, workers=2, progress=False)
+    assert children() <= before  # a failed run ends them too
+    assert runner.release_workers()  # nothing left to end
+
+
 def test_run_jobs_runs_in_this_process_with_a_progress_bar_unless_told_otherwise(capsys):
     jobs = [{"n": n} for n in range(3)]
     outputs = runner.run_jobs(jobs, worker_pid)
