@@ -257,13 +257,15 @@ class one_core:
 def busy_jiffies():
     """Return the machine's busy CPU time so far, in clock ticks, from /proc/stat (None elsewhere).
 
-    Busy: every state of the "cpu" line but idle and iowait, summed over all cores.
+    Busy: user, nice, system, irq and softirq time of the "cpu" line, summed over all cores
+    (not idle, iowait, or steal, the time the hypervisor gave to other machines).
     """
     try:
         fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     except (OSError, ValueError):
         return None
-    return sum(fields) - fields[3] - fields[4]
+    user, nice, system, _idle, _iowait, irq, softirq = fields[:7]
+    return user + nice + system + irq + softirq  # guest time is in user already; steal is not ours
 
 
 def cores_busy(before, after, seconds):
@@ -341,7 +343,7 @@ def two_over_one_core(results):
         name: {
             "median_ratio": round(two[name]["median"] / s["median"], 2),
             "slower_p": (
-                round(slower_p(two[name]["runs"], s["runs"]), 4)
+                round(slower_p(two[name]["runs"], s["runs"]), 6)
                 if "runs" in s and "runs" in two[name]
                 else None
             ),
@@ -354,8 +356,9 @@ def two_over_one_core(results):
 def bench_notebooks(names, repeats):
     """Time Restart-and-Run-All of each notebook on two cores and on one, and its peak memory.
 
-    The two settings alternate, run by run (two cores, one core, two cores, ...), so that both
-    see the same load. Per setting: the wall time, a summary over ``repeats`` fresh kernels;
+    The two settings alternate, run by run, each going first in every other pair (two cores, one
+    core, one core, two cores, ...), so that both see the same load and neither always runs
+    first. Per setting: the wall time, a summary over ``repeats`` fresh kernels;
     peak memory, the largest seen; where the time goes, the slowest cells of the median run; the
     1-minute load average before each notebook's runs. One core: the kernel pinned to one
     processor with one BLAS thread (`one_core`).
@@ -377,8 +380,8 @@ def bench_notebooks(names, repeats):
         peaks = {False: [], True: []}
         busy = {False: [], True: []}
         load = round(os.getloadavg()[0], 2)
-        for _ in range(repeats):
-            for pinned in (False, True):
+        for repeat in range(repeats):
+            for pinned in (False, True) if repeat % 2 == 0 else (True, False):
                 before = busy_jiffies()
                 if pinned:
                     with one_core():
@@ -830,7 +833,8 @@ def notebook_tables(results):
         "## Restart and Run All, wall time (s)",
         "",
         "A fresh kernel per run (nbclient), median (min-max) of the runs; the two settings "
-        "alternate run by run, so both see the same load. One core: the kernel pinned to one "
+        "alternate run by run, each first in every other pair, so both see the same load. One "
+        "core: the kernel pinned to one "
         "processor with one BLAS thread (OPENBLAS/OMP/MKL_NUM_THREADS=1), the nearest this "
         "machine gets to Binder's or Colab's one core. Load: the 1-minute load average before "
         "the chapter's runs (2 cores: 2.0 is a full machine). Ratio: 2 cores over 1 core; "

@@ -954,7 +954,7 @@ def _train_run(runs, job):
     try:
         return {"job": job, "result": train(**runs[name], progress=False)}
     except (TypeError, ValueError) as error:  # say which run, wherever it ran
-        raise type(error)(f"train_each: runs[{name!r}]: {error}") from None
+        raise type(error)(f"train_each: runs[{name!r}]: {error}") from error
 
 
 def evaluate_positions(params, config, task, length, *, n_tokens=4096, seed=1234, batch_size=64):

@@ -127,20 +127,58 @@ def keep_freed_memory():
     return bool(mallopt(m_trim_threshold, 2**31 - 1)) and bool(mallopt(m_mmap_max, 0))
 
 
-def release_workers():
-    """End the worker processes joblib keeps for a next run, and the trackers that watch them.
+TRACKERS = ("loky", "multiprocessing")  # the resource trackers a local run may start
 
-    joblib's local workers (loky) outlive a run, and with them two resource trackers: loky's and
-    multiprocessing's, processes that ignore SIGTERM. A Jupyter kernel that shuts down (Restart,
-    or the end of a notebook run) ends its child processes one signal at a time, waiting after
-    each, so a kernel that had used workers took 2.6 s instead of 0.1 s to shut down (ipykernel
-    7.4, `benchmarks/NOTES.md`). Ended here, they are started again by the next run (about half
-    a second). On POSIX only (elsewhere this does nothing).
+
+def _tracker(name):
+    """Return the resource tracker ``name`` (one of TRACKERS) of this process."""
+    if name == "loky":
+        from joblib.externals.loky.backend import resource_tracker
+    else:
+        from multiprocessing import resource_tracker
+    return resource_tracker._resource_tracker
+
+
+def running_trackers():
+    """Return the names of the resource trackers this process has running now.
+
+    Returns
+    -------
+    set of str
+        Among TRACKERS.
+
+    Examples
+    --------
+    >>> running_trackers() <= set(TRACKERS)
+    True
+    """
+    return {name for name in TRACKERS if getattr(_tracker(name), "_fd", None) is not None}
+
+
+def release_workers(trackers=(), *, timeout=2.0):
+    """End the worker processes joblib keeps for a next run, and stop the trackers named.
+
+    joblib's local workers (loky) outlive a run, and so do the resource trackers a run starts
+    (loky's and multiprocessing's), processes that ignore SIGTERM. A Jupyter kernel that shuts
+    down (Restart, or the end of a notebook run) ends its child processes one signal at a time,
+    waiting after each, so a kernel that had used workers took 2.6 s instead of 0.1 s to shut
+    down (ipykernel 7.4, `benchmarks/NOTES.md`). `run_jobs` calls this after a run that finished,
+    naming only the trackers that run started: one that was running before may serve other
+    processes (a Dask cluster, a learner's shared memory), and stopping it would free their
+    resources. Idle workers exit; a tracker is asked to stop (its pipe closed) and waited for at
+    most ``timeout`` seconds, then left to end by itself. On POSIX only.
+
+    Parameters
+    ----------
+    trackers : collection of str
+        Names among TRACKERS.
+    timeout : float
+        Seconds to wait for each tracker.
 
     Returns
     -------
     bool
-        True if no worker or tracker was left running.
+        True if every tracker named has ended (False elsewhere than POSIX).
 
     Examples
     --------
@@ -152,10 +190,7 @@ def release_workers():
 
     if os.name != "posix":
         return False
-    from multiprocessing import resource_tracker as stdlib_tracker
-
     from joblib.externals.loky import reusable_executor
-    from joblib.externals.loky.backend import resource_tracker as loky_tracker
 
     with reusable_executor._executor_lock:
         executor, reusable_executor._executor = reusable_executor._executor, None
@@ -163,42 +198,45 @@ def release_workers():
         executor.terminate(kill_workers=False)
         del executor
         gc.collect()  # its queues' semaphores, unregistered before their tracker stops
-    return all(_stop_tracker(module._resource_tracker) for module in (loky_tracker, stdlib_tracker))
+    return all([_stop_tracker(_tracker(name), timeout) for name in trackers])
 
 
-def _stop_tracker(tracker, timeout=5.0):
-    """Stop a resource tracker: close its pipe, which ends it, and reap it; True if it ended.
+def _stop_tracker(tracker, timeout):
+    """Ask a resource tracker to stop (close its pipe) and reap it; True if it ended in time.
 
-    multiprocessing's trackers (and loky's, from joblib 1.5) have ``_stop``; loky's in joblib
-    1.4 does not, so the same steps are taken here, waiting at most ``timeout`` seconds.
+    The steps of multiprocessing's ``ResourceTracker._stop`` (which loky's lacks in joblib 1.4),
+    without its unbounded wait: a tracker whose pipe another process still holds keeps running
+    until that process lets go, and is not waited for.
     """
     import os
     import time
 
-    if getattr(tracker, "_fd", None) is None:
-        return True  # never started, or stopped already
-    if hasattr(tracker, "_stop"):
-        tracker._stop()
-        return True
     with tracker._lock:
+        if getattr(tracker, "_fd", None) is None:
+            return True  # not running
         os.close(tracker._fd)
         tracker._fd = None
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                if os.waitpid(tracker._pid, os.WNOHANG)[0]:
-                    break
-            except ChildProcessError:
-                break
-            time.sleep(0.01)
-        else:
+        pid, tracker._pid = tracker._pid, None
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return True
+        except ChildProcessError:
+            return True  # reaped already, or not our child
+        if time.monotonic() > deadline:
             return False
-        tracker._pid = None
-    return True
+        time.sleep(0.01)
 
 
 def _finished(jobs, runner, workers, backend):
-    """Yield the outputs of ``jobs`` as they finish (any order), one BLAS thread per job."""
+    """Yield the outputs of ``jobs`` as they finish (any order), one BLAS thread per job.
+
+    After a local run that finished, its workers end and the trackers it started stop
+    (`release_workers`); after one that failed or was interrupted, joblib has killed the
+    workers, and the trackers are left to end with this process (stopping them now would have
+    them report the killed workers' semaphores as leaked, a warning in the learner's cell).
+    """
     if workers == 1 and backend == "loky":
         for job in jobs:
             yield one_blas_thread(runner, job)
@@ -206,16 +244,13 @@ def _finished(jobs, runner, workers, backend):
     from joblib import Parallel, delayed, parallel_config
 
     n_jobs = -1 if backend == "dask" else min(workers, len(jobs))
-    try:
-        with parallel_config(
-            backend=backend, inner_max_num_threads=1 if backend == "loky" else None
-        ):
-            yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                delayed(one_blas_thread)(runner, job) for job in jobs
-            )
-    finally:
-        if backend == "loky":
-            release_workers()
+    before = running_trackers()
+    with parallel_config(backend=backend, inner_max_num_threads=1 if backend == "loky" else None):
+        yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            delayed(one_blas_thread)(runner, job) for job in jobs
+        )
+    if backend == "loky":
+        release_workers(running_trackers() - before)
 
 
 def run_jobs(

@@ -544,23 +544,55 @@ def fail_on_two(job):
     return {"job": job, "pid": os.getpid()}
 
 
-def test_worker_processes_and_their_trackers_end_with_the_run_so_a_kernel_shuts_down_at_once():
+def children():
     import psutil
 
-    def children():
-        return {p.pid for p in psutil.Process().children(recursive=True)}
+    return {p.pid for p in psutil.Process().children(recursive=True)}
 
-    before = children()
+
+def test_a_finished_run_ends_its_workers_and_the_trackers_it_started_so_a_kernel_shuts_down_at_once():
+    before, trackers = children(), runner.running_trackers()
     jobs = [{"n": k} for k in range(3)]
     first = runner.run_jobs(jobs, worker_pid, workers=2, progress=False)
-    assert children() <= before  # no worker, no resource tracker left behind
+    assert children() <= before  # no worker, no resource tracker of its own left behind
+    assert runner.running_trackers() <= trackers
     again = runner.run_jobs(jobs, worker_pid, workers=2, progress=False)  # started anew
     assert os.getpid() not in {o["pid"] for o in first + again}
     assert children() <= before
+
+
+def test_a_tracker_running_before_the_run_is_left_running():
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()  # as a Dask cluster or a learner's shared memory would
+    pid = resource_tracker._resource_tracker._pid
+    runner.run_jobs([{"n": k} for k in range(2)], worker_pid, workers=2, progress=False)
+    assert "multiprocessing" in runner.running_trackers()
+    assert pid in children()  # the same process, still serving whoever started it
+
+
+def test_a_failed_run_leaves_the_trackers_to_end_with_the_process():
+    before = runner.running_trackers()
     with pytest.raises(ValueError, match="job 2 fails"):
-        runner.run_jobs(jobs, fail_on_two, workers=2, progress=False)
-    assert children() <= before  # a failed run ends them too
-    assert runner.release_workers()  # nothing left to end
+        runner.run_jobs([{"n": k} for k in range(3)], fail_on_two, workers=2, progress=False)
+    # joblib killed the workers; stopping the trackers now would report their semaphores leaked
+    assert runner.running_trackers() >= before
+
+
+def test_stopping_a_tracker_another_process_holds_waits_no_longer_than_its_timeout():
+    import multiprocessing
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    holder = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(30,))
+    holder.start()  # a spawned process holds the tracker's pipe, so the tracker does not end
+    try:
+        start = time.perf_counter()
+        assert runner.release_workers(["multiprocessing"], timeout=0.3) is False
+        assert time.perf_counter() - start < 5
+    finally:
+        holder.kill()
+        holder.join()
 
 
 def test_run_jobs_runs_in_this_process_with_a_progress_bar_unless_told_otherwise(capsys):

@@ -165,6 +165,28 @@ def test_models_trained_side_by_side_are_the_models_train_gives_alone(workers):
         assert all(np.array_equal(models[name].params[k], alone.params[k]) for k in alone.params)
 
 
+@pytest.mark.parametrize(("cores", "workers"), [(1, 1), (2, 2), (8, 3)])
+def test_train_each_uses_one_worker_per_model_up_to_the_cores_it_may_use(
+    cores, workers, monkeypatch
+):
+    import joblib
+
+    import posenc_lib.runner as runner
+
+    asked = []
+
+    def run_jobs(jobs, runner_fn, **options):
+        asked.append(options["workers"])
+        return [runner_fn(job) for job in jobs]
+
+    monkeypatch.setattr(joblib, "cpu_count", lambda: cores)
+    monkeypatch.setattr(runner, "run_jobs", run_jobs)
+    config = ModelConfig(vocab_size=6, d_model=4)
+    runs = {str(k): {"config": config, "task": lookback(1, 6), "steps": 1} for k in range(3)}
+    train_each(runs, progress=False)
+    assert asked == [workers]
+
+
 @pytest.mark.parametrize(
     ("runs", "message"),
     [
