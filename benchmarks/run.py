@@ -254,18 +254,20 @@ class one_core:
                 os.environ[key] = value
 
 
-def busy_jiffies():
+def busy_jiffies(stat=None):
     """Return the machine's busy CPU time so far, in clock ticks, from /proc/stat (None elsewhere).
 
     Busy: user, nice, system, irq and softirq time of the "cpu" line, summed over all cores
-    (not idle, iowait, or steal, the time the hypervisor gave to other machines).
+    (not idle, iowait, or steal, the time the hypervisor gave to other machines; guest time is
+    counted in user already). ``stat``: the file's text (default: read it).
     """
     try:
-        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        text = Path("/proc/stat").read_text() if stat is None else stat
+        fields = [int(v) for v in text.split("\n", 1)[0].split()[1:]]
     except (OSError, ValueError):
         return None
     user, nice, system, _idle, _iowait, irq, softirq = fields[:7]
-    return user + nice + system + irq + softirq  # guest time is in user already; steal is not ours
+    return user + nice + system + irq + softirq
 
 
 def cores_busy(before, after, seconds):
@@ -301,6 +303,7 @@ def run_notebook(path, before=(), after=()):
     """Restart-and-Run-All ``path`` in a fresh kernel; return the notebook and the wall time (s).
 
     The code cells ``before`` run ahead of the notebook's own, those ``after`` behind them.
+    `cores_busy` over the run (not the imports before it) is left in ``run_notebook.cores_busy``.
     """
     import nbformat
     from nbclient import NotebookClient
@@ -311,9 +314,11 @@ def run_notebook(path, before=(), after=()):
     client = NotebookClient(
         nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
-    start = time.perf_counter()
+    busy, start = busy_jiffies(), time.perf_counter()
     client.execute()
-    return nb, time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    run_notebook.cores_busy = cores_busy(busy, busy_jiffies(), seconds)  # over this run only
+    return nb, seconds
 
 
 def slower_p(slow, fast):
@@ -382,13 +387,12 @@ def bench_notebooks(names, repeats):
         load = round(os.getloadavg()[0], 2)
         for repeat in range(repeats):
             for pinned in (False, True) if repeat % 2 == 0 else (True, False):
-                before = busy_jiffies()
                 if pinned:
                     with one_core():
                         nb, seconds = run_notebook(path, after=[probe])
                 else:
                     nb, seconds = run_notebook(path, after=[probe])
-                busy[pinned].append(cores_busy(before, busy_jiffies(), seconds))
+                busy[pinned].append(run_notebook.cores_busy)
                 runs[pinned].append((seconds, nb))
                 peaks[pinned].append(int(nb.cells[-1].outputs[0]["text"].strip()) / 1024)
         for pinned in (False, True):

@@ -11,7 +11,7 @@ import json
 import platform
 from pathlib import Path
 
-from ._checks import check_bool, check_callable, check_choice, check_int, short
+from ._checks import check_bool, check_callable, check_choice, check_int, check_real, short
 
 BACKENDS = ("loky", "dask")
 
@@ -166,7 +166,7 @@ def release_workers(trackers=(), *, timeout=2.0):
     naming only the trackers that run started: one that was running before may serve other
     processes (a Dask cluster, a learner's shared memory), and stopping it would free their
     resources. Idle workers exit; a tracker is asked to stop (its pipe closed) and waited for at
-    most ``timeout`` seconds, then left to end by itself. On POSIX only.
+    most ``timeout`` seconds, then left to end by itself. Trackers are stopped on POSIX only.
 
     Parameters
     ----------
@@ -178,18 +178,27 @@ def release_workers(trackers=(), *, timeout=2.0):
     Returns
     -------
     bool
-        True if every tracker named has ended (False elsewhere than POSIX).
+        True if every tracker named has ended (elsewhere than POSIX none is stopped: False if
+        any is named).
 
     Examples
     --------
     >>> release_workers()
     True
+    >>> release_workers("loky")
+    Traceback (most recent call last):
+    ...
+    TypeError: release_workers: trackers must be a collection of names among ('loky', 'multiprocessing'), got 'loky'
     """
     import gc
     import os
 
-    if os.name != "posix":
-        return False
+    if isinstance(trackers, str) or not all(name in TRACKERS for name in trackers):
+        raise TypeError(
+            f"release_workers: trackers must be a collection of names among {TRACKERS}, "
+            f"got {short(trackers)}"
+        )
+    timeout = check_real("release_workers", "timeout", timeout, greater_than=0)
     from joblib.externals.loky import reusable_executor
 
     with reusable_executor._executor_lock:
@@ -198,6 +207,8 @@ def release_workers(trackers=(), *, timeout=2.0):
         executor.terminate(kill_workers=False)
         del executor
         gc.collect()  # its queues' semaphores, unregistered before their tracker stops
+    if os.name != "posix":
+        return not trackers
     return all([_stop_tracker(_tracker(name), timeout) for name in trackers])
 
 

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -58,8 +57,9 @@ def test_benchmark_script_runs_and_writes_its_results(tmp_path):
     assert not any("ipykernel" in row[0] for row in profile["rows"])
     report = (tmp_path / "RESULTS.md").read_text()
     assert "| notebook | 2 cores | 1 core | ratio | p | cores busy | load | limit |" in report
-    busy = results["notebook_cores_busy"][name]  # chapter 00 keeps about one core at work
-    assert 0 < busy["min"] <= busy["median"] <= busy["max"] <= os.cpu_count()
+    if sys.platform == "linux":  # /proc/stat: how many cores the run kept busy
+        busy = results["notebook_cores_busy"][name]
+        assert 0 < busy["min"] <= busy["max"] <= os.cpu_count() + 0.05  # + tick rounding
     assert set(results["notebook_two_over_one_core"]) == set(results["notebook_run_s"])
     assert f"Profile of the slowest chapter on one core: {name}" in report
     assert set(results["sweep_s"]) == {"tiny"} and results["sweep_s"]["tiny"] > 0
@@ -238,16 +238,14 @@ def test_two_over_one_core_tests_the_runs_and_says_not_measured_without_them():
     ] == ("not measured", "-")
 
 
+@pytest.mark.skipif(not hasattr(os, "sysconf"), reason="no clock ticks to read (Windows)")
 def test_cores_busy_is_busy_clock_ticks_over_wall_seconds():
     tick = os.sysconf("SC_CLK_TCK")
     assert bench.cores_busy(1000, 1000 + 3 * tick, 2.0) == 1.5  # 3 s of work in 2 s: 1.5 cores
     assert bench.cores_busy(None, 5, 1.0) is None  # no /proc/stat: no reading
-    assert bench.busy_jiffies() is not None  # Linux: /proc/stat is there
-    before = bench.busy_jiffies()
-    end = time.perf_counter() + 0.3
-    while time.perf_counter() < end:  # this process works, so the machine's busy time grows
-        pass
-    assert bench.busy_jiffies() > before
+    stat = "cpu  100 20 30 9000 400 5 6 70 80 0\ncpu0 50 10 15 4500 200 2 3 35 40 0\n"
+    assert bench.busy_jiffies(stat) == 100 + 20 + 30 + 5 + 6  # not idle, iowait, steal, guest
+    assert bench.busy_jiffies("no such line") is None
 
 
 def test_every_goal_is_met_by_results_within_its_limits():

@@ -209,7 +209,9 @@ def test_train_each_says_which_run_is_malformed(runs, message):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_train_each_names_the_run_whose_argument_train_refuses(workers):
-    runs = {"a": {"config": ModelConfig(vocab_size=6, d_model=4), "task": lookback(1, 6)}}
+    runs = {
+        "a": {"config": ModelConfig(vocab_size=6, d_model=4), "task": lookback(1, 6), "steps": 2}
+    }
     runs["b"] = {**runs["a"], "steps": -1}
     with pytest.raises(
         ValueError, match=r"train_each: runs\['b'\]: train: steps must be an integer >= 0, got -1"
