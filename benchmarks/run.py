@@ -300,10 +300,11 @@ def slowest_cells(nb, seconds, count=3):
 
 
 def run_notebook(path, before=(), after=()):
-    """Restart-and-Run-All ``path`` in a fresh kernel; return the notebook and the wall time (s).
+    """Restart-and-Run-All ``path`` in a fresh kernel; return the notebook, wall time (s), cores busy.
 
     The code cells ``before`` run ahead of the notebook's own, those ``after`` behind them.
-    `cores_busy` over the run (not the imports before it) is left in ``run_notebook.cores_busy``.
+    Cores busy: `cores_busy` over the run alone, not the imports before it (None without
+    /proc/stat).
     """
     import nbformat
     from nbclient import NotebookClient
@@ -317,8 +318,7 @@ def run_notebook(path, before=(), after=()):
     busy, start = busy_jiffies(), time.perf_counter()
     client.execute()
     seconds = time.perf_counter() - start
-    run_notebook.cores_busy = cores_busy(busy, busy_jiffies(), seconds)  # over this run only
-    return nb, seconds
+    return nb, seconds, cores_busy(busy, busy_jiffies(), seconds)
 
 
 def slower_p(slow, fast):
@@ -389,10 +389,10 @@ def bench_notebooks(names, repeats):
             for pinned in (False, True) if repeat % 2 == 0 else (True, False):
                 if pinned:
                     with one_core():
-                        nb, seconds = run_notebook(path, after=[probe])
+                        nb, seconds, busy_now = run_notebook(path, after=[probe])
                 else:
-                    nb, seconds = run_notebook(path, after=[probe])
-                busy[pinned].append(run_notebook.cores_busy)
+                    nb, seconds, busy_now = run_notebook(path, after=[probe])
+                busy[pinned].append(busy_now)
                 runs[pinned].append((seconds, nb))
                 peaks[pinned].append(int(nb.cells[-1].outputs[0]["text"].strip()) / 1024)
         for pinned in (False, True):
@@ -444,7 +444,7 @@ def profile_notebook(path, top=20):
     by cumulative time, the kernel's own machinery left out.
     """
     with one_core():
-        nb, _ = run_notebook(path, before=[PROFILE_START], after=[PROFILE_END])
+        nb, _, _ = run_notebook(path, before=[PROFILE_START], after=[PROFILE_END])
     rows = json.loads(nb.cells[-1].outputs[0]["text"])
     imports = [r for r in rows if "_find_and_load" in r[0]]
     kept = [r for r in rows if not any(skip in r[0] for skip in PROFILE_SKIP)]
